@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+// RunLoopKit: a CFRunLoop-style run loop for Linux with a pluggable kernel wait.
+//
+// Backends are chosen at build time with traits. `Epoll` is the default; a build without a
+// backend's trait neither compiles that backend nor needs its C library.
+import PackageDescription
+
+let package = Package(
+    name: "RunLoopKit",
+    products: [
+        .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+        .executable(name: "runloopkit-demo", targets: ["Demo"]),
+    ],
+    traits: [
+        .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
+        .default(enabledTraits: ["Epoll"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
+        .systemLibrary(name: "CRunLoopSupport", path: "Sources/CRunLoopSupport"),
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+
+        .target(
+            name: "RunLoopCore",
+            dependencies: [
+                "CRunLoopSupport",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            path: "Sources/Core"
+        ),
+        .target(
+            name: "RunLoopEpoll",
+            dependencies: ["RunLoopCore", "CEpoll"],
+            path: "Sources/BackendEpoll"
+        ),
+        .target(
+            name: "RunLoopKit",
+            dependencies: [
+                "RunLoopCore",
+                .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
+            ],
+            path: "Sources/RunLoopKit"
+        ),
+        .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
+        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

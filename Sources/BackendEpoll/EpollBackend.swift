@@ -1,0 +1,107 @@
+internal import CEpoll
+import Glibc
+import RunLoopCore
+import Synchronization
+
+/// The epoll backend: `epoll_pwait2` for nanosecond timeouts and an eventfd waker.
+///
+/// Level-triggered. On kernels without `epoll_pwait2` (before 5.11) it falls back to
+/// `epoll_wait` with the timeout rounded up to the next millisecond, never down.
+public final class EpollBackend: Backend {
+    public let kind: BackendKind = .epoll
+    public var waker: any BackendWaker { eventWaker }
+
+    private let epollDescriptor: Int32
+    private let eventWaker: EventWaker
+    private var buffer: [epoll_event]
+    private var hasPwait2 = true
+
+    /// The token the waker's eventfd is registered with; Core never hands it out.
+    private static let wakerToken: UInt64 = .max
+
+    /// Creates an epoll instance and its waker.
+    ///
+    /// - Throws: ``SystemError`` from `epoll_create1`, `eventfd` or `epoll_ctl`.
+    public init() throws(SystemError) {
+        epollDescriptor = try retryingOnInterrupt("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        do {
+            eventWaker = try EventWaker()
+        } catch {
+            close(epollDescriptor)
+            throw error
+        }
+        buffer = Array(repeating: epoll_event(), count: 256)
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = Self.wakerToken
+        _ = try retryingOnInterrupt("epoll_ctl") { epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, eventWaker.descriptor, &event) }
+    }
+
+    deinit { close(epollDescriptor) }
+
+    public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        try control(EPOLL_CTL_ADD, descriptor, token: token, interest: interest)
+    }
+
+    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        try control(EPOLL_CTL_MOD, descriptor, token: token, interest: interest)
+    }
+
+    public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
+        do {
+            try control(EPOLL_CTL_DEL, descriptor, token: token, interest: [])
+        } catch where error.errno == EBADF || error.errno == ENOENT {
+            // Closed (and so already dropped from the set) or closed and reused: nothing to do.
+        }
+    }
+
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
+        events.removeAll(keepingCapacity: true)
+        let count = try buffer.withUnsafeMutableBufferPointer { buffer throws(SystemError) in
+            try retryingOnInterrupt(hasPwait2 ? "epoll_pwait2" : "epoll_wait") {
+                waitOnce(buffer.baseAddress!, Int32(buffer.count), timeout: timeout)
+            }
+        }
+        for index in 0..<Int(count) {
+            let event = buffer[index]
+            if event.data.u64 == Self.wakerToken {
+                eventWaker.consume()
+                continue
+            }
+            events.append(ReadyEvent(token: Token(rawValue: event.data.u64), readiness: Self.readiness(of: event.events)))
+        }
+        // A full buffer means more may be ready: grow so the next wait sees them all.
+        if Int(count) == buffer.count { buffer.append(contentsOf: repeatElement(epoll_event(), count: buffer.count)) }
+    }
+
+    private func waitOnce(_ buffer: UnsafeMutablePointer<epoll_event>, _ capacity: Int32, timeout: Duration?) -> Int32 {
+        if hasPwait2 {
+            let result: Int32
+            if var spec = timeout?.timespecRoundedUp {
+                result = epoll_pwait2(epollDescriptor, buffer, capacity, &spec, nil)
+            } else {
+                result = epoll_pwait2(epollDescriptor, buffer, capacity, nil, nil)
+            }
+            if result >= 0 || currentErrno() != ENOSYS { return result }
+            hasPwait2 = false
+        }
+        return epoll_wait(epollDescriptor, buffer, capacity, timeout.map(\.millisecondsRoundedUp) ?? -1)
+    }
+
+    private func control(_ operation: Int32, _ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        var event = epoll_event()
+        if interest.contains(.readable) { event.events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if interest.contains(.writable) { event.events |= EPOLLOUT.rawValue }
+        event.data.u64 = token.rawValue
+        _ = try retryingOnInterrupt("epoll_ctl") { epoll_ctl(epollDescriptor, operation, descriptor, &event) }
+    }
+
+    private static func readiness(of events: UInt32) -> Readiness {
+        var readiness: Readiness = []
+        if events & EPOLLIN.rawValue != 0 { readiness.insert(.readable) }
+        if events & EPOLLOUT.rawValue != 0 { readiness.insert(.writable) }
+        if events & (EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { readiness.insert(.hangup) }
+        if events & EPOLLERR.rawValue != 0 { readiness.insert(.error) }
+        return readiness
+    }
+}

@@ -1,0 +1,5 @@
+// epoll and eventfd for the epoll backend (not part of Glibc's Swift module).
+#pragma once
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <errno.h>

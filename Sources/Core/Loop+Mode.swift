@@ -1,0 +1,79 @@
+extension Loop {
+    /// The name of a run-loop mode.
+    ///
+    /// A loop runs in exactly one mode at a time and only serves the items of that mode. Modes
+    /// come into existence when an item is added to them, a block is queued for them, or they
+    /// are made common. ``common`` is not a mode but stands for the set of common modes.
+    public struct Mode: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The mode's name.
+        public let name: String
+
+        /// Creates a mode with the given name.
+        public init(_ name: String) { self.name = name }
+
+        /// Creates a mode from a string literal.
+        public init(stringLiteral name: String) { self.name = name }
+
+        /// The mode every loop has; initially the only common mode.
+        public static let `default` = Mode("kRunLoopDefaultMode")
+
+        /// The pseudo-mode that stands for every common mode, now and later.
+        ///
+        /// Adding an item to `common` adds it to each common mode; running `common` is a usage
+        /// error that returns ``RunResult/finished`` at once.
+        public static let common = Mode("kRunLoopCommonModes")
+
+        public var description: String { name }
+    }
+
+    /// Why ``Loop/run(_:timeout:returnAfterSourceHandled:)`` returned.
+    public enum RunResult: Sendable, Hashable, CustomStringConvertible {
+        /// The mode did not exist or had no sources, timers or blocks left.
+        case finished
+        /// ``Loop/stop()`` ended the run.
+        case stopped
+        /// The run's timeout passed (a run with a zero or negative timeout always ends here).
+        case timedOut
+        /// A source was handled and the run was asked to return after one.
+        case handledSource
+
+        public var description: String {
+            switch self {
+            case .finished: "finished"
+            case .stopped: "stopped"
+            case .timedOut: "timedOut"
+            case .handledSource: "handledSource"
+            }
+        }
+    }
+
+    /// The points of a run that an ``Observer`` can watch.
+    public struct Activity: OptionSet, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        /// A run is starting.
+        public static let entry = Activity(rawValue: 1 << 0)
+        /// A pass is about to handle timers.
+        public static let beforeTimers = Activity(rawValue: 1 << 1)
+        /// A pass is about to handle version-0 sources.
+        public static let beforeSources = Activity(rawValue: 1 << 2)
+        /// The loop is about to sleep.
+        public static let beforeWaiting = Activity(rawValue: 1 << 5)
+        /// The loop has woken from its sleep.
+        public static let afterWaiting = Activity(rawValue: 1 << 6)
+        /// A run is ending.
+        public static let exit = Activity(rawValue: 1 << 7)
+        /// Every activity.
+        public static let allActivities: Activity = [.entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit]
+
+        public var description: String {
+            let names: [(Activity, String)] = [
+                (.entry, "entry"), (.beforeTimers, "beforeTimers"), (.beforeSources, "beforeSources"),
+                (.beforeWaiting, "beforeWaiting"), (.afterWaiting, "afterWaiting"), (.exit, "exit"),
+            ]
+            let present = names.filter { contains($0.0) }.map(\.1)
+            return present.count == 1 ? present[0] : "[" + present.joined(separator: ", ") + "]"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Synchronization
+
+extension Loop {
+    /// A callback at chosen points of a loop's runs.
+    ///
+    /// For each activity the loop takes a snapshot of the observers watching it, in ascending
+    /// ``order`` (ties in the order they were added). An observer belongs to at most one loop.
+    public final class Observer: Sendable, Hashable, CustomStringConvertible {
+        /// The activities this observer is called for.
+        public let activities: Activity
+        /// Whether the observer stays valid after its first call.
+        public let repeats: Bool
+        /// Lower orders are called first.
+        public let order: Int
+        let handler: @Sendable (Observer, Activity) -> Void
+
+        let valid = Atomic<Bool>(true)
+        let isFiring = Atomic<Bool>(false)
+        let loop = Mutex<(loop: WeakLoop, isBound: Bool)>((WeakLoop(), false))
+
+        /// Creates an observer.
+        ///
+        /// - Parameters:
+        ///   - activities: the points of a run to be called at.
+        ///   - repeats: `false` invalidates the observer after its first call.
+        ///   - order: lower orders are called first.
+        ///   - handler: called on the loop's thread with the observer and the activity.
+        public init(
+            activities: Activity,
+            repeats: Bool = true,
+            order: Int = 0,
+            handler: @escaping @Sendable (Observer, Activity) -> Void
+        ) {
+            self.activities = activities
+            self.repeats = repeats
+            self.order = order
+            self.handler = handler
+        }
+
+        /// Whether the observer can still be called. Safe to call from any thread.
+        public var isValid: Bool { valid.load(ordering: .acquiring) }
+
+        /// Removes the observer from its loop; it is never called again.
+        ///
+        /// Safe to call from any thread, also from inside its own callback.
+        public func invalidate() {
+            let owner: Loop? = loop.withLock { state in
+                guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return nil }
+                return state.loop.loop
+            }
+            owner?.detach(self)
+        }
+
+        public var description: String { "Observer(\(activities), order \(order))" }
+
+        public static func == (lhs: Observer, rhs: Observer) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+}

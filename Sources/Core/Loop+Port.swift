@@ -1,0 +1,52 @@
+internal import CRunLoopSupport
+import DequeModule
+import Glibc
+import Synchronization
+
+extension Loop {
+    /// A message queue that wakes the loops of the sources watching it.
+    ///
+    /// Any thread may ``send(_:)``; a ``Source`` made with ``Source/init(port:order:handler:)``
+    /// receives the messages on its loop's thread, in the order sent. A port is backed by an
+    /// eventfd that the loop's backend watches, so a message wakes the loop by itself.
+    public final class Port<Message: Sendable>: Sendable {
+        let eventDescriptor: Int32
+        private let queue = Mutex<(messages: Deque<Message>, signalled: Bool)>(([], false))
+
+        /// Creates a port.
+        ///
+        /// - Throws: ``SystemError`` when the process is out of descriptors (`eventfd`).
+        public init() throws(SystemError) {
+            eventDescriptor = try retryingOnInterrupt("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+        }
+
+        deinit { close(eventDescriptor) }
+
+        /// Queues `message` and makes the port ready. Safe to call from any thread.
+        public func send(_ message: sending Message) {
+            let mustSignal = queue.withLock { queue in
+                queue.messages.append(message)
+                defer { queue.signalled = true }
+                return !queue.signalled
+            }
+            // One write per batch: while the port is signalled, further sends only queue.
+            if mustSignal {
+                var one: UInt64 = 1
+                _ = write(eventDescriptor, &one, 8)
+            }
+        }
+
+        /// Takes every queued message; the port is no longer ready unless more arrive.
+        func receiveAll() -> Deque<Message> {
+            // Read the eventfd before taking the queue: a send racing with us either lands
+            // before the take (and is taken) or writes the eventfd again after it.
+            var counter: UInt64 = 0
+            _ = read(eventDescriptor, &counter, 8)
+            return queue.withLock { queue in
+                queue.signalled = false
+                defer { queue.messages.removeAll() }
+                return queue.messages
+            }
+        }
+    }
+}

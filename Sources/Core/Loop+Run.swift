@@ -1,0 +1,305 @@
+import DequeModule
+import Synchronization
+
+/// The state of one `run` call.
+private struct RunContext {
+    let mode: Loop.Mode
+    /// `nil` runs until stopped or finished.
+    let deadline: ContinuousClock.Instant?
+    /// A zero or negative timeout: one pass that never sleeps.
+    let isPoll: Bool
+    let returnAfterSourceHandled: Bool
+    /// A source was handled by this run itself (not by a run nested in it).
+    var handledSource = false
+}
+
+private let commonRunReported = Atomic<Bool>(false)
+
+extension Loop {
+    /// Runs the loop in `mode` until it is stopped, times out, runs out of work, or (if asked)
+    /// has handled a source.
+    ///
+    /// Runs nest: a callout may run the loop again, in any mode. Must be called on the loop's
+    /// own thread; calling it elsewhere traps with a message.
+    ///
+    /// - Parameters:
+    ///   - mode: the mode to run. Running ``Mode/common`` is a usage error: it returns
+    ///     ``RunResult/finished`` at once and is reported once per process on standard error.
+    ///   - timeout: how long to run at most; `nil` runs without limit, zero or negative polls
+    ///     once without sleeping.
+    ///   - returnAfterSourceHandled: return ``RunResult/handledSource`` after the first pass
+    ///     that handled a source.
+    /// - Returns: why the run ended.
+    @discardableResult
+    public func run(_ mode: Mode = .default, timeout: Duration? = nil, returnAfterSourceHandled: Bool = false) -> RunResult {
+        precondition(isOnOwnThread, "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread")
+        if mode == .common {
+            if !commonRunReported.exchange(true, ordering: .relaxed) {
+                reportToStandardError("RunLoopKit: Loop.run(.common) is a usage error: .common is a set of modes, not a mode; run one of them")
+            }
+            return .finished
+        }
+        let entered: Bool = state.withLock { state in
+            guard !state.isTornDown, state.modes[mode] != nil, !state.isEmpty(mode) else { return false }
+            state.runs.append(RunRecord(mode: mode))
+            state.wakeRequested = false
+            return true
+        }
+        guard entered else { return .finished }
+
+        let now = ContinuousClock.now
+        let isPoll = timeout.map { $0 <= .zero } ?? false
+        var run = RunContext(
+            mode: mode,
+            deadline: timeout.map { isPoll ? now : now.advanced(bySaturating: $0) },
+            isPoll: isPoll,
+            returnAfterSourceHandled: returnAfterSourceHandled
+        )
+        notifyObservers(.entry, in: mode)
+        var result: RunResult? = state.withLock { $0.runs.last!.stopped } ? .stopped : nil
+        while result == nil {
+            result = pass(&run)
+        }
+        notifyObservers(.exit, in: mode)
+        state.withLock { state in
+            state.runs.removeLast()
+            // A wake still pending dies with the run that it was for.
+            state.wakeRequested = false
+        }
+        return result!
+    }
+
+    /// One pass of a run, as SEMANTICS.md lists it; returns the result when the run ends.
+    private func pass(_ run: inout RunContext) -> RunResult? {
+        let mode = run.mode
+        notifyObservers(.beforeTimers, in: mode)
+        notifyObservers(.beforeSources, in: mode)
+        drainBlocks(in: mode)
+        var polls = run.isPoll
+        if performSignalledSources(in: mode, onlyFirst: run.returnAfterSourceHandled) {
+            run.handledSource = true
+            drainBlocks(in: mode)
+            polls = true
+        }
+        if polls || !modeIsEmpty(mode) {
+            if !polls { notifyObservers(.beforeWaiting, in: mode) }
+            waitForWork(in: mode, polls: polls, until: run.deadline)
+            if !polls { notifyObservers(.afterWaiting, in: mode) }
+            fireDueTimers(in: mode, dueBy: .now)
+            if handleReadySources(in: mode) { run.handledSource = true }
+        }
+        drainBlocks(in: mode)
+        return decide(run)
+    }
+
+    /// The end-of-pass decision, in SEMANTICS.md's precedence.
+    private func decide(_ run: RunContext) -> RunResult? {
+        if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
+        if run.isPoll { return .timedOut }
+        if let deadline = run.deadline, ContinuousClock.now >= deadline { return .timedOut }
+        return state.withLock { state in
+            if state.runs.last!.stopped { return .stopped }
+            if state.isEmpty(run.mode) { return .finished }
+            return nil
+        }
+    }
+
+    private func modeIsEmpty(_ mode: Mode) -> Bool {
+        state.withLock { $0.isEmpty(mode) }
+    }
+
+    // MARK: - Phases
+
+    /// Calls the observers of `mode` watching `activity`, from a snapshot taken now.
+    private func notifyObservers(_ activity: Activity, in mode: Mode) {
+        let snapshot = state.withLock { $0.modes[mode]?.observers ?? [] }
+        for observer in snapshot where observer.activities.contains(activity) {
+            // An observer whose callback is running is not called again from a nested run.
+            guard observer.isValid, !observer.isFiring.exchange(true, ordering: .acquiring) else { continue }
+            callingOutToObserver(observer, activity)
+            if !observer.repeats { observer.invalidate() }
+            observer.isFiring.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Runs the blocks queued for `mode` before this drain; blocks for other modes stay queued
+    /// in order, and blocks queued during the drain wait for a later one.
+    private func drainBlocks(in mode: Mode) {
+        var batch = local.spareBlocks.take() ?? Deque()
+        let isCommon: Bool? = state.withLock { state in
+            guard !state.blocks.isEmpty else { return nil }
+            swap(&batch, &state.blocks)
+            return state.commonModes.contains(mode)
+        }
+        guard let isCommon else {
+            local.spareBlocks = batch
+            return
+        }
+        var kept = Deque<PendingBlock>()
+        while let block = batch.popFirst() {
+            let runsHere: Bool = switch block.modes {
+            case .common: isCommon
+            case let .some(modes): modes.contains(mode) || (isCommon && modes.contains(.common))
+            }
+            if runsHere {
+                callingOutToBlock(block.body)
+            } else {
+                kept.append(block)
+            }
+        }
+        if !kept.isEmpty {
+            state.withLock { $0.blocks.prepend(contentsOf: kept) }
+        }
+        local.spareBlocks = batch
+    }
+
+    /// Performs the signalled version-0 sources of `mode` by order, then first signal.
+    private func performSignalledSources(in mode: Mode, onlyFirst: Bool) -> Bool {
+        let ready: [Source] = state.withLock { state in
+            guard !state.signalled.isEmpty else { return [] }
+            state.signalled.removeAll { !$0.isValid || !$0.isSignalled }
+            guard let modeState = state.modes[mode] else { return [] }
+            return state.signalled.filter { modeState.contains($0) }
+        }
+        guard !ready.isEmpty else { return false }
+        let ordered = ready.map { ($0, $0.signalStamp.load(ordering: .acquiring)) }
+            .sorted { $0.0.order != $1.0.order ? $0.0.order < $1.0.order : $0.1 < $1.1 }
+        var performed = false
+        for (source, _) in ordered {
+            if performed, onlyFirst { break }
+            guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
+            // Clear just before performing; a loop that lost the race to another loop skips it.
+            guard source.signalStamp.exchange(0, ordering: .acquiringAndReleasing) != 0 else { continue }
+            guard case let .signalled(perform) = source.kind else { continue }
+            callingOutToVersion0Source(perform)
+            performed = true
+        }
+        return performed
+    }
+
+    /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
+    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) {
+        guard let backend = local.backend else { return }
+        let needsSync = state.withLock { state in
+            defer { state.descriptorsChanged = false }
+            return state.descriptorsChanged || local.descriptors.mode != mode
+        }
+        if needsSync {
+            let sources = state.withLock { Array(($0.modes[mode]?.versionOne ?? [:]).values) }
+            local.descriptors.sync(sources, mode: mode, with: backend)
+        }
+        let now = ContinuousClock.now
+        // Deciding to sleep and publishing `isSleeping` happen under one lock, so work posted
+        // from another thread either is seen here or finds the loop asleep and wakes it.
+        let timeout: Duration? = state.withLock { state in
+            if polls || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .zero }
+            var deadline = runDeadline
+            if let timerDeadline = state.modes[mode]?.timerDeadline() {
+                deadline = deadline.map { min($0, timerDeadline) } ?? timerDeadline
+            }
+            state.isSleeping = true
+            state.wakePosted = false
+            state.sleepDeadline = deadline
+            return deadline.map { max(.zero, $0 - now) }
+        }
+        do {
+            try backend.wait(timeout: timeout, into: &local.events)
+        } catch {
+            fatalError("RunLoopKit: \(backend.kind) wait failed: \(error)")
+        }
+        state.withLock { state in
+            state.isSleeping = false
+            state.wakePosted = false
+            state.sleepDeadline = nil
+            state.wakeRequested = false
+        }
+    }
+
+    /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
+    ///
+    /// Popped one at a time, so a run nested in a callback can fire the remaining ones.
+    private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) {
+        while let (timer, generation) = state.withLock({ state in
+            state.modes[mode]?.popDueTimer(notAfter: limit)
+        }) {
+            fire(timer, armedAs: generation)
+        }
+    }
+
+    private func fire(_ timer: Timer, armedAs generation: UInt64) {
+        let served: ContinuousClock.Instant? = timer.state.withLock { state in
+            guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else { return nil }
+            state.isFiring = true
+            state.instantSetWhileFiring = nil
+            // Every queued entry of this timer, in every mode, is now stale: nested runs skip it.
+            timer.generation.add(1, ordering: .acquiringAndReleasing)
+            return state.fireInstant
+        }
+        guard let served else { return }
+        // A one-shot timer is invalidated before its callout, as CFRunLoop does.
+        if timer.interval == nil { timer.invalidate() }
+        callingOutToTimer(timer)
+        let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
+            state.isFiring = false
+            guard timer.isValid, let interval = timer.interval else { return nil }
+            let now = ContinuousClock.now
+            var next = served.nextOnGrid(every: interval, after: now)
+            if let requested = state.instantSetWhileFiring { next = max(next, max(requested, now)) }
+            state.fireInstant = next
+            return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
+        }
+        if let (instant, tolerance, generation) = rearm {
+            requeue(timer, at: instant, tolerance: tolerance, generation: generation)
+        }
+    }
+
+    /// Handles the version-1 sources whose ports the last wait found ready, by order.
+    private func handleReadySources(in mode: Mode) -> Bool {
+        guard !local.events.isEmpty else { return false }
+        local.readySources.removeAll(keepingCapacity: true)
+        for event in local.events {
+            guard let sources = local.descriptors.sources(for: event.token) else { continue }
+            for source in sources {
+                guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else { continue }
+                local.readySources.append((source, event.readiness))
+            }
+        }
+        local.events.removeAll(keepingCapacity: true)
+        guard !local.readySources.isEmpty else { return false }
+        if local.readySources.count > 1 {
+            local.readySources.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.source.sequence < $1.source.sequence }
+        }
+        var handled = false
+        // Copy out: a nested run inside a handler reuses the buffer.
+        let ready = local.readySources
+        for (source, readiness) in ready {
+            guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
+            switch source.kind {
+            case let .descriptor(_, _, handler): callingOutToDescriptorSource(handler, readiness)
+            case let .port(_, deliver, _): callingOutToPortSource(deliver)
+            case .signalled: continue
+            }
+            handled = true
+        }
+        return handled
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// The first instant `self + k × interval` (k ≥ 1) strictly after `now`: missed instants of
+    /// a repeating timer are skipped, never queued.
+    func nextOnGrid(every interval: Duration, after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        var next = self + interval
+        guard next <= now else { return next }
+        let missed = (now - self).nanosecondsClampedToZero / max(interval.nanosecondsClampedToZero, 1)
+        next = self + interval * Int(missed)
+        while next <= now { next += interval }
+        return next
+    }
+
+    /// `self + duration`, saturating instead of trapping for enormous timeouts.
+    func advanced(bySaturating duration: Duration) -> ContinuousClock.Instant {
+        let limit = Duration.seconds(Int64.max / 4)
+        return self + min(duration, limit)
+    }
+}

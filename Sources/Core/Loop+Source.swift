@@ -1,0 +1,187 @@
+import Glibc
+import Synchronization
+
+extension Loop {
+    /// A source of events for a loop: version 0 (signalled by hand) or version 1 (a descriptor
+    /// or a message port that the backend watches).
+    ///
+    /// A source can be in several modes of several loops. Version-0 sources are performed in a
+    /// pass when signalled, by ``order`` then by the time of their first signal; version-1
+    /// sources when their port is ready, by ``order``.
+    public final class Source: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable {
+            case signalled(perform: @Sendable () -> Void)
+            case descriptor(Int32, Interest, handler: @Sendable (Readiness) -> Void)
+            case port(Int32, deliver: @Sendable () -> Void, port: any Sendable)
+        }
+
+        let kind: Kind
+        /// Ties between equal orders: earlier-made sources first.
+        let sequence = Sequence.next()
+        /// Sources with a lower order are performed first.
+        public let order: Int
+        let scheduleCallback: (@Sendable (Loop, Mode) -> Void)?
+        let cancelCallback: (@Sendable (Loop, Mode) -> Void)?
+
+        /// Zero when not signalled; otherwise the sequence number of the first signal.
+        let signalStamp = Atomic<UInt64>(0)
+        let valid = Atomic<Bool>(true)
+        /// The loops this source is in. Lock order: a source's lock, then a loop's.
+        let loops = Mutex<[ObjectIdentifier: WeakLoop]>([:])
+
+        /// Creates a version-0 source, performed in a pass after ``signal()``.
+        ///
+        /// - Parameters:
+        ///   - order: sources with a lower order are performed first.
+        ///   - schedule: called on the adding thread when the source is added to a mode of a
+        ///     loop, with that loop and mode (once per common mode for ``Mode/common``).
+        ///   - cancel: called on the removing thread when the source leaves a mode of a loop.
+        ///   - perform: the work, called on the loop's thread.
+        public init(
+            order: Int = 0,
+            schedule: (@Sendable (Loop, Mode) -> Void)? = nil,
+            cancel: (@Sendable (Loop, Mode) -> Void)? = nil,
+            perform: @escaping @Sendable () -> Void
+        ) {
+            self.kind = .signalled(perform: perform)
+            self.order = order
+            self.scheduleCallback = schedule
+            self.cancelCallback = cancel
+        }
+
+        /// Creates a version-1 source that calls `handler` while `fileDescriptor` is ready.
+        ///
+        /// Readiness is level-triggered and RunLoopKit never reads the descriptor: a pipe left
+        /// with data keeps calling `handler`, once per pass, until it is drained. Hang-ups and
+        /// errors are reported to every interest. Invalidate the source before closing the
+        /// descriptor.
+        ///
+        /// - Parameters:
+        ///   - fileDescriptor: an open descriptor that supports polling (not a regular file or
+        ///     directory, which are always ready).
+        ///   - interest: what to watch for; must not be empty.
+        ///   - order: sources with a lower order are handled first.
+        ///   - handler: called on the loop's thread with what the descriptor reported.
+        /// - Throws: ``ArgumentError`` naming `fileDescriptor` or `interest` when refused.
+        public init(
+            fileDescriptor: Int32,
+            interest: Interest = .readable,
+            order: Int = 0,
+            handler: @escaping @Sendable (Readiness) -> Void
+        ) throws(ArgumentError) {
+            try Source.validate(fileDescriptor: fileDescriptor)
+            guard !interest.isEmpty else {
+                throw ArgumentError(argument: "interest", value: "[]", reason: "a descriptor source must watch for readable, writable or both")
+            }
+            self.kind = .descriptor(fileDescriptor, interest, handler: handler)
+            self.order = order
+            self.scheduleCallback = nil
+            self.cancelCallback = nil
+        }
+
+        /// Creates a version-1 source that receives the messages sent to `port`.
+        ///
+        /// Each message is handed to `handler` on the loop's thread, in the order sent; every
+        /// message present when the port is found ready is delivered in that pass.
+        ///
+        /// - Parameters:
+        ///   - port: the port to receive from.
+        ///   - order: sources with a lower order are handled first.
+        ///   - handler: called once per message.
+        public init<Message: Sendable>(
+            port: Port<Message>,
+            order: Int = 0,
+            handler: @escaping @Sendable (Message) -> Void
+        ) {
+            self.kind = .port(port.eventDescriptor, deliver: {
+                for message in port.receiveAll() { handler(message) }
+            }, port: port)
+            self.order = order
+            self.scheduleCallback = nil
+            self.cancelCallback = nil
+        }
+
+        /// Whether the source can still be added and performed.
+        ///
+        /// Safe to call from any thread.
+        public var isValid: Bool { valid.load(ordering: .acquiring) }
+
+        /// Whether ``signal()`` was called and the source has not been performed since.
+        ///
+        /// Always false for version-1 sources. Safe to call from any thread.
+        public var isSignalled: Bool { signalStamp.load(ordering: .acquiring) != 0 }
+
+        /// Marks a version-0 source for performing in the next pass of each loop it is in,
+        /// waking those loops if they sleep. No effect on version-1 sources.
+        ///
+        /// Safe to call from any thread.
+        public func signal() {
+            guard case .signalled = kind, isValid else { return }
+            let stamp = Sequence.next()
+            guard signalStamp.compareExchange(expected: 0, desired: stamp, ordering: .acquiringAndReleasing).exchanged else {
+                return // Already signalled: the first signal's time orders it.
+            }
+            for entry in loops.withLock({ Array($0.values) }) {
+                entry.loop?.sourceWasSignalled(self)
+            }
+        }
+
+        /// Removes the source from every mode of every loop; it is never performed again.
+        ///
+        /// `cancel` is called once per mode the source was in. Safe to call from any thread,
+        /// also from inside the source's own callout.
+        public func invalidate() {
+            let members: [WeakLoop] = loops.withLock { loops in
+                guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return [] }
+                let members = Array(loops.values)
+                loops.removeAll()
+                return members
+            }
+            for entry in members {
+                guard let loop = entry.loop else { continue }
+                let modes = loop.detach(self)
+                if let cancelCallback { for mode in modes { cancelCallback(loop, mode) } }
+            }
+        }
+
+        public var description: String {
+            switch kind {
+            case .signalled: "Source(version 0, order \(order))"
+            case let .descriptor(fd, interest, _): "Source(fd \(fd), \(interest), order \(order))"
+            case let .port(fd, _, _): "Source(port fd \(fd), order \(order))"
+            }
+        }
+
+        public static func == (lhs: Source, rhs: Source) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+        var isVersion0: Bool {
+            if case .signalled = kind { return true }
+            return false
+        }
+
+        /// The descriptor and interest a version-1 source needs watched.
+        var watchedDescriptor: (fd: Int32, interest: Interest)? {
+            switch kind {
+            case .signalled: nil
+            case let .descriptor(fd, interest, _): (fd, interest)
+            case let .port(fd, _, _): (fd, .readable)
+            }
+        }
+
+        /// Refuses negative, closed and never-pollable descriptors.
+        static func validate(fileDescriptor fd: Int32) throws(ArgumentError) {
+            guard fd >= 0 else {
+                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "a descriptor must not be negative")
+            }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "the descriptor is not open (\(describeErrno(currentErrno())))")
+            }
+            let type = info.st_mode & S_IFMT
+            guard type != S_IFREG, type != S_IFDIR else {
+                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "regular files and directories are always ready and cannot be watched")
+            }
+        }
+    }
+}

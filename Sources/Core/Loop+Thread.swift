@@ -1,0 +1,127 @@
+internal import CRunLoopSupport
+import Glibc
+import Synchronization
+
+/// How to make a backend of one kind; `RunLoopKit` provides one per backend in the build.
+public struct BackendFactory: Sendable {
+    /// The kind of backend `make` returns.
+    public let kind: BackendKind
+    /// Creates a backend; throws ``BackendError/unavailable(_:reason:)`` when it cannot start.
+    public let make: @Sendable () throws -> any Backend
+
+    /// Creates a factory for `kind`.
+    public init(kind: BackendKind, make: @escaping @Sendable () throws -> any Backend) {
+        self.kind = kind
+        self.make = make
+    }
+}
+
+extension Loop {
+    /// The calling thread's loop, created with `factory` if the thread has none yet.
+    ///
+    /// On the main thread this is the main loop. Prefer `Loop.current` and
+    /// `Loop.current(backend:)` from `RunLoopKit`, which pick the factory.
+    ///
+    /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread's loop
+    ///   uses another backend; whatever `factory` throws when the backend cannot start.
+    public static func current(creatingWith factory: BackendFactory) throws -> Loop {
+        if let loop = ThreadBinding.bound {
+            guard loop.backend == factory.kind else {
+                throw BackendError.kindMismatch(existing: loop.backend, requested: factory.kind)
+            }
+            return loop
+        }
+        let loop = ThreadBinding.isMainThread
+            ? try main(creatingWith: factory)
+            : Loop(backend: try factory.make(), isMain: false)
+        guard loop.backend == factory.kind else {
+            throw BackendError.kindMismatch(existing: loop.backend, requested: factory.kind)
+        }
+        ThreadBinding.bind(loop)
+        return loop
+    }
+
+    /// The main thread's loop, created with `factory` if it does not exist yet.
+    ///
+    /// Safe to call from any thread. Prefer `Loop.main` from `RunLoopKit`.
+    public static func main(creatingWith factory: BackendFactory) throws -> Loop {
+        try mainLoop.withLock { main in
+            if let main { return main }
+            let loop = Loop(backend: try factory.make(), isMain: true)
+            main = loop
+            return loop
+        }
+    }
+
+    /// The calling thread's loop if it has one; never creates one.
+    public static var currentIfCreated: Loop? {
+        if let loop = ThreadBinding.bound { return loop }
+        return ThreadBinding.isMainThread ? mainLoop.withLock { $0 } : nil
+    }
+
+    private static let mainLoop = Mutex<Loop?>(nil)
+
+    /// Whether the calling thread is this loop's own thread.
+    var isOnOwnThread: Bool {
+        if let bound = ThreadBinding.bound { return bound === self }
+        // The main loop may have been created from another thread before the main thread
+        // asked for it: bind it on first use there.
+        guard isMain, ThreadBinding.isMainThread else { return false }
+        ThreadBinding.bind(self)
+        return true
+    }
+
+    /// Releases everything the loop holds when its thread exits.
+    func tearDown() {
+        let (sources, timers, observers): ([Source: [Mode]], [Timer], [Observer]) = state.withLock { state in
+            state.isTornDown = true
+            var sources: [Source: [Mode]] = [:]
+            var timers: Set<Timer> = []
+            var observers: Set<Observer> = []
+            for (mode, modeState) in state.modes {
+                for source in modeState.versionZero.values { sources[source, default: []].append(mode) }
+                for source in modeState.versionOne.values { sources[source, default: []].append(mode) }
+                timers.formUnion(modeState.timers.values)
+                observers.formUnion(modeState.observers)
+            }
+            state = LoopState()
+            state.isTornDown = true
+            return (sources, Array(timers), Array(observers))
+        }
+        // Timers and observers belong to this loop for life; sources may live on elsewhere.
+        for timer in timers { timer.invalidate() }
+        for observer in observers { observer.invalidate() }
+        for (source, modes) in sources {
+            source.loops.withLock { $0[ObjectIdentifier(self)] = nil }
+            if let cancel = source.cancelCallback { for mode in modes { cancel(self, mode) } }
+        }
+        if let backend = local.backend { local.descriptors.removeAll(from: backend) }
+        local.backend = nil
+    }
+}
+
+/// The thread → loop association: a pthread key whose destructor tears the loop down when its
+/// thread exits.
+enum ThreadBinding {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            let loop = Unmanaged<Loop>.fromOpaque(pointer).takeRetainedValue()
+            loop.tearDown()
+        }
+        precondition(result == 0, "RunLoopKit: pthread_key_create failed (\(result))")
+        return key
+    }()
+
+    static var bound: Loop? {
+        pthread_getspecific(key).map { Unmanaged<Loop>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static func bind(_ loop: Loop) {
+        pthread_setspecific(key, Unmanaged.passRetained(loop).toOpaque())
+    }
+
+    /// On Linux the main thread's kernel thread id equals the process id.
+    static var isMainThread: Bool { rlk_gettid() == getpid() }
+}

@@ -1,0 +1,161 @@
+import Synchronization
+
+extension Loop {
+    /// A callback at an instant, optionally repeating on a fixed grid.
+    ///
+    /// A timer belongs to at most one loop (several modes of it). It never fires early; with a
+    /// tolerance it fires within that window after its instant, which lets the loop serve
+    /// several timers with one wakeup. A repeating timer that missed instants fires once, then
+    /// moves to the first instant of its grid still in the future.
+    public final class Timer: Sendable, Hashable, CustomStringConvertible {
+        struct State {
+            var fireInstant: ContinuousClock.Instant
+            var tolerance: Duration
+            var loop = WeakLoop()
+            var isBound = false
+            var isFiring = false
+            /// A next-fire instant set while the callback runs; applied when it returns.
+            var instantSetWhileFiring: ContinuousClock.Instant?
+        }
+
+        /// The repeat interval; `nil` for a one-shot timer.
+        public let interval: Duration?
+        /// Among timers due at the same instant, lower orders fire first.
+        public let order: Int
+        let handler: @Sendable (Timer) -> Void
+        /// Ties between equal instants and orders: earlier-made timers first.
+        let sequence = Sequence.next()
+
+        let state: Mutex<State>
+        let valid = Atomic<Bool>(true)
+        /// Bumped whenever the queued instant changes, so stale queue entries are recognised.
+        let generation = Atomic<UInt64>(0)
+
+        /// Creates a timer that fires at `fireAt`, then every `interval` if given.
+        ///
+        /// - Parameters:
+        ///   - fireAt: the first instant; an instant already past when the timer is added
+        ///     becomes the moment it is added (and anchors a repeating timer's grid there).
+        ///   - interval: the repeat interval, greater than zero; `nil` fires once.
+        ///   - tolerance: how late the timer may fire so the loop can coalesce wakeups; not
+        ///     negative; clamped to half the interval for repeating timers.
+        ///   - order: among timers due at the same instant, lower orders fire first.
+        ///   - handler: called on the loop's thread with the timer.
+        /// - Throws: ``ArgumentError`` naming `interval` or `tolerance` when refused.
+        public init(
+            fireAt: ContinuousClock.Instant,
+            interval: Duration? = nil,
+            tolerance: Duration = .zero,
+            order: Int = 0,
+            handler: @escaping @Sendable (Timer) -> Void
+        ) throws(ArgumentError) {
+            if let interval, interval <= .zero {
+                throw ArgumentError(argument: "interval", value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
+            }
+            try Timer.validate(tolerance: tolerance)
+            self.interval = interval
+            self.order = order
+            self.handler = handler
+            self.state = Mutex(State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)))
+        }
+
+        /// Creates a timer that fires `after` from now, then every `repeating` if given.
+        ///
+        /// - Throws: ``ArgumentError`` naming `after`, `repeating` or `tolerance` when refused.
+        public convenience init(
+            after delay: Duration,
+            repeating interval: Duration? = nil,
+            tolerance: Duration = .zero,
+            order: Int = 0,
+            handler: @escaping @Sendable (Timer) -> Void
+        ) throws(ArgumentError) {
+            if let interval, interval <= .zero {
+                throw ArgumentError(argument: "repeating", value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
+            }
+            try self.init(fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
+        }
+
+        /// The instant the timer fires next.
+        ///
+        /// Inside the callback it reads the instant being served. Setting it re-arms the
+        /// timer (a past instant means now); set inside the callback it replaces the automatic
+        /// advance when it is later. On an invalidated timer, setting has no effect and the
+        /// last instant is kept. Safe to use from any thread.
+        public var nextFireInstant: ContinuousClock.Instant {
+            get { state.withLock { $0.fireInstant } }
+            set { rearm { state in
+                if state.isFiring {
+                    state.instantSetWhileFiring = newValue
+                    return false
+                }
+                state.fireInstant = max(newValue, .now)
+                return true
+            } }
+        }
+
+        /// How late the timer may fire; for a repeating timer at most half its interval.
+        ///
+        /// Safe to call from any thread.
+        public var tolerance: Duration { state.withLock { $0.tolerance } }
+
+        /// Changes the tolerance.
+        ///
+        /// - Parameter tolerance: not negative; clamped to half the interval when repeating.
+        /// - Throws: ``ArgumentError`` naming `tolerance` when negative.
+        public func setTolerance(_ tolerance: Duration) throws(ArgumentError) {
+            try Timer.validate(tolerance: tolerance)
+            let clamped = Timer.clamp(tolerance, interval: interval)
+            rearm { state in
+                state.tolerance = clamped
+                return !state.isFiring
+            }
+        }
+
+        /// Whether the timer can still fire. Safe to call from any thread.
+        public var isValid: Bool { valid.load(ordering: .acquiring) }
+
+        /// Removes the timer from its loop; it never fires again.
+        ///
+        /// Safe to call from any thread, also from inside the timer's own callback.
+        public func invalidate() {
+            let loop: Loop? = state.withLock { state in
+                guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return nil }
+                generation.add(1, ordering: .releasing)
+                return state.loop.loop
+            }
+            loop?.detach(self)
+        }
+
+        public var description: String {
+            "Timer(\(interval.map { "every \($0)" } ?? "one-shot"), order \(order))"
+        }
+
+        public static func == (lhs: Timer, rhs: Timer) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+        /// Applies `change` to a valid timer; when it returns true, queues the new instant in
+        /// every mode of the timer's loop.
+        private func rearm(_ change: (inout State) -> Bool) {
+            let requeue: (Loop, ContinuousClock.Instant, Duration, UInt64)? = state.withLock { state in
+                guard isValid, change(&state) else { return nil }
+                let generation = generation.add(1, ordering: .acquiringAndReleasing).newValue
+                guard let loop = state.loop.loop else { return nil }
+                return (loop, state.fireInstant, state.tolerance, generation)
+            }
+            if let (loop, instant, tolerance, generation) = requeue {
+                loop.requeue(self, at: instant, tolerance: tolerance, generation: generation)
+            }
+        }
+
+        static func validate(tolerance: Duration) throws(ArgumentError) {
+            guard tolerance >= .zero else {
+                throw ArgumentError(argument: "tolerance", value: "\(tolerance)", reason: "a tolerance must not be negative")
+            }
+        }
+
+        static func clamp(_ tolerance: Duration, interval: Duration?) -> Duration {
+            guard let interval else { return tolerance }
+            return min(tolerance, interval / 2)
+        }
+    }
+}

@@ -1,0 +1,383 @@
+import DequeModule
+import Synchronization
+
+/// A CFRunLoop-style run loop: one per thread, sleeping in its backend until there is work.
+///
+/// A loop serves the sources, timers, observers and blocks of the mode it runs in. It is run
+/// only on its own thread; everything else (adding and removing items, ``perform(_:)``,
+/// ``wakeUp()``, ``stop()``) is safe from any thread. Get one with ``current`` or ``main``
+/// (from `RunLoopKit`), which create it on first use.
+public final class Loop: Sendable, CustomStringConvertible {
+    /// The backend this loop waits on.
+    public let backend: BackendKind
+    /// Whether this is the main thread's loop.
+    public let isMain: Bool
+
+    let state = Mutex(LoopState())
+    let waker: any BackendWaker
+    /// Touched only on the loop's own thread.
+    let local: ThreadLocalState
+
+    init(backend: any Backend, isMain: Bool) {
+        self.backend = backend.kind
+        self.isMain = isMain
+        self.waker = backend.waker
+        self.local = ThreadLocalState(backend: backend)
+    }
+
+    public var description: String { "Loop(\(backend)\(isMain ? ", main" : ""))" }
+
+    // MARK: - State
+
+    /// The mode of the innermost active run, or `nil` when the loop is not running.
+    ///
+    /// Safe to call from any thread.
+    public var currentMode: Mode? { state.withLock { $0.currentMode } }
+
+    /// Whether the loop is asleep in its backend, waiting for work.
+    ///
+    /// Safe to call from any thread.
+    public var isWaiting: Bool { state.withLock { $0.isSleeping } }
+
+    /// The common modes (initially just ``Mode/default``). Safe to call from any thread.
+    public var commonModes: Set<Mode> { state.withLock { $0.commonModes } }
+
+    /// Makes `mode` common: it receives every item added to ``Mode/common``, now and later.
+    ///
+    /// The mode is created if it did not exist. Safe to call from any thread.
+    public func addCommonMode(_ mode: Mode) {
+        guard mode != .common else { return }
+        let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
+            guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
+            var modeState = state.modes[mode] ?? ModeState()
+            let sources = state.commonSources.filter { $0.isValid && modeState.insert($0) }
+            for observer in state.commonObservers where observer.isValid && !modeState.observers.contains(observer) {
+                modeState.insertObserver(observer)
+            }
+            let timers = state.commonTimers.filter { timer in
+                timer.isValid && modeState.timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil
+            }
+            state.modes[mode] = modeState
+            if sources.contains(where: { !$0.isVersion0 }) { state.descriptorsChanged = true }
+            return (sources, timers, state.claimWake(ifCurrent: mode))
+        }
+        if wake { waker.wake() }
+        // Queued outside the loop's lock (a timer's lock comes first); a re-arm racing with
+        // this already sees the timer in the mode and queues its own, newer entry.
+        for timer in timers { timer.queueCurrentArming(in: mode, of: self) }
+        for source in sources { source.scheduleCallback?(self, mode) }
+    }
+
+    // MARK: - Sources
+
+    /// Adds `source` to `mode` (to every common mode for ``Mode/common``).
+    ///
+    /// Adding a source to a mode it is in, or adding an invalidated source, has no effect. The
+    /// source's `schedule` callback runs once per mode it joins, on the calling thread. Safe to
+    /// call from any thread.
+    public func add(_ source: Source, to mode: Mode) {
+        let (added, wake): ([Mode], Bool) = source.loops.withLock { loops in
+            guard source.isValid else { return ([], false) }
+            let result: ([Mode], Bool) = state.withLock { state in
+                guard !state.isTornDown else { return ([], false) }
+                if mode == .common, !state.commonSources.contains(source) { state.commonSources.append(source) }
+                var added: [Mode] = []
+                for target in state.targets(of: mode) where state.modes[target, default: ModeState()].insert(source) {
+                    added.append(target)
+                }
+                if source.isVersion0, source.isSignalled, !added.isEmpty, !state.signalled.contains(source) {
+                    state.signalled.append(source)
+                }
+                if !source.isVersion0, !added.isEmpty { state.descriptorsChanged = true }
+                let wake = state.currentMode.map { added.contains($0) && (!source.isVersion0 || source.isSignalled) } ?? false
+                return (added, wake && state.claimWake())
+            }
+            if !result.0.isEmpty { loops[ObjectIdentifier(self)] = WeakLoop(loop: self) }
+            return result
+        }
+        if wake { waker.wake() }
+        if let schedule = source.scheduleCallback { for target in added { schedule(self, target) } }
+    }
+
+    /// Removes `source` from `mode` (from every common mode for ``Mode/common``).
+    ///
+    /// The source's `cancel` callback runs once per mode it leaves, on the calling thread. Safe
+    /// to call from any thread.
+    public func remove(_ source: Source, from mode: Mode) {
+        let removed: [Mode] = source.loops.withLock { loops in
+            let (removed, stillMember): ([Mode], Bool) = state.withLock { state in
+                if mode == .common { state.commonSources.removeAll { $0 === source } }
+                var removed: [Mode] = []
+                for target in state.targets(of: mode) where state.modes[target]?.remove(source) == true {
+                    removed.append(target)
+                }
+                if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
+                return (removed, state.containsAnywhere(source))
+            }
+            if !stillMember { loops[ObjectIdentifier(self)] = nil }
+            return removed
+        }
+        if let cancel = source.cancelCallback { for target in removed { cancel(self, target) } }
+    }
+
+    /// Whether `source` is in `mode` (for ``Mode/common``: was added to the common modes).
+    ///
+    /// Safe to call from any thread.
+    public func contains(_ source: Source, in mode: Mode) -> Bool {
+        state.withLock { state in
+            mode == .common ? state.commonSources.contains(source) : state.modes[mode]?.contains(source) == true
+        }
+    }
+
+    // MARK: - Timers
+
+    /// Adds `timer` to `mode` (to every common mode for ``Mode/common``).
+    ///
+    /// A timer belongs to one loop: adding it to a second loop is a programming error that
+    /// traps with a message. A fire instant already past becomes now. Adding an invalidated
+    /// timer has no effect. Safe to call from any thread.
+    public func add(_ timer: Timer, to mode: Mode) {
+        let wake: Bool = timer.state.withLock { timerState in
+            guard timer.isValid else { return false }
+            if timerState.isBound, let owner = timerState.loop.loop, owner !== self {
+                preconditionFailure("Loop.add(_:to:): \(timer) already belongs to \(owner); a timer can be added to one loop only")
+            }
+            timerState.isBound = true
+            timerState.loop = WeakLoop(loop: self)
+            if !timerState.isFiring, timerState.fireInstant < .now {
+                // Clamping re-anchors a repeating timer's grid here; older queue entries are stale.
+                timerState.fireInstant = .now
+                timer.generation.add(1, ordering: .acquiringAndReleasing)
+            }
+            let generation = timer.generation.load(ordering: .acquiring)
+            let (instant, tolerance, isFiring) = (timerState.fireInstant, timerState.tolerance, timerState.isFiring)
+            return state.withLock { state in
+                guard !state.isTornDown else { return false }
+                if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
+                var wake = false
+                for target in state.targets(of: mode) {
+                    let id = ObjectIdentifier(timer)
+                    guard state.modes[target, default: ModeState()].timers[id] == nil else { continue }
+                    state.modes[target]!.timers[id] = timer
+                    // A firing timer is queued again by the loop when its callback returns.
+                    if !isFiring {
+                        state.modes[target]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
+                    }
+                    if state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {
+                        wake = true
+                    }
+                }
+                return wake && state.claimWake()
+            }
+        }
+        if wake { waker.wake() }
+    }
+
+    /// Removes `timer` from `mode` (from every common mode for ``Mode/common``).
+    ///
+    /// The timer stays valid and bound to this loop. Safe to call from any thread.
+    public func remove(_ timer: Timer, from mode: Mode) {
+        state.withLock { state in
+            if mode == .common { state.commonTimers.removeAll { $0 === timer } }
+            for target in state.targets(of: mode) { state.modes[target]?.timers[ObjectIdentifier(timer)] = nil }
+        }
+    }
+
+    /// Whether `timer` is in `mode` (for ``Mode/common``: was added to the common modes).
+    ///
+    /// Safe to call from any thread.
+    public func contains(_ timer: Timer, in mode: Mode) -> Bool {
+        state.withLock { state in
+            mode == .common
+                ? state.commonTimers.contains(timer)
+                : state.modes[mode]?.timers[ObjectIdentifier(timer)] != nil
+        }
+    }
+
+    // MARK: - Observers
+
+    /// Adds `observer` to `mode` (to every common mode for ``Mode/common``).
+    ///
+    /// An observer belongs to one loop: adding it to a second loop traps with a message. An
+    /// observer added while its activity is being notified misses that notification. Safe to
+    /// call from any thread.
+    public func add(_ observer: Observer, to mode: Mode) {
+        observer.loop.withLock { binding in
+            guard observer.isValid else { return }
+            if binding.isBound, let owner = binding.loop.loop, owner !== self {
+                preconditionFailure("Loop.add(_:to:): \(observer) already belongs to \(owner); an observer can be added to one loop only")
+            }
+            binding = (WeakLoop(loop: self), true)
+            state.withLock { state in
+                guard !state.isTornDown else { return }
+                if mode == .common, !state.commonObservers.contains(observer) { state.commonObservers.append(observer) }
+                for target in state.targets(of: mode) where state.modes[target, default: ModeState()].observers.contains(observer) == false {
+                    state.modes[target]!.insertObserver(observer)
+                }
+            }
+        }
+    }
+
+    /// Removes `observer` from `mode` (from every common mode for ``Mode/common``).
+    ///
+    /// Safe to call from any thread.
+    public func remove(_ observer: Observer, from mode: Mode) {
+        state.withLock { state in
+            if mode == .common { state.commonObservers.removeAll { $0 === observer } }
+            for target in state.targets(of: mode) { state.modes[target]?.observers.removeAll { $0 === observer } }
+        }
+    }
+
+    /// Whether `observer` is in `mode` (for ``Mode/common``: was added to the common modes).
+    ///
+    /// Safe to call from any thread.
+    public func contains(_ observer: Observer, in mode: Mode) -> Bool {
+        state.withLock { state in
+            mode == .common
+                ? state.commonObservers.contains(observer)
+                : state.modes[mode]?.observers.contains(observer) == true
+        }
+    }
+
+    // MARK: - Blocks, wakeUp, stop
+
+    /// Queues `block` to run on the loop's thread while it runs a common mode.
+    ///
+    /// Blocks run in the order queued. A sleeping loop is woken; posting to a busy loop costs
+    /// no system call. Safe to call from any thread.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        enqueue(PendingBlock(modes: .common, body: block))
+    }
+
+    /// Queues `block` to run on the loop's thread while it runs one of `modes`.
+    ///
+    /// ``Mode/common`` in `modes` stands for the common modes at the time the block runs.
+    /// Blocks run in the order queued, each mode's blocks only while that mode runs. Safe to
+    /// call from any thread.
+    public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
+        enqueue(PendingBlock(modes: modes == [.common] ? .common : .some(modes), body: block))
+    }
+
+    private func enqueue(_ block: PendingBlock) {
+        let wake: Bool = state.withLock { state in
+            guard !state.isTornDown else { return false }
+            state.blocks.append(block)
+            guard state.isSleeping, let mode = state.currentMode, state.block(block, runsIn: mode) else { return false }
+            return state.claimWake()
+        }
+        if wake { waker.wake() }
+    }
+
+    /// Makes a sleeping loop return from its wait; the run goes on.
+    ///
+    /// Called while the loop runs but is busy, the next wait returns at once. No effect while
+    /// the loop is not running. Safe to call from any thread.
+    public func wakeUp() {
+        let wake: Bool = state.withLock { state in
+            guard !state.runs.isEmpty else { return false }
+            state.wakeRequested = true
+            return state.claimWake()
+        }
+        if wake { waker.wake() }
+    }
+
+    /// Ends the innermost active run after its current pass (its blocks still run).
+    ///
+    /// No effect while the loop is not running. Safe to call from any thread.
+    public func stop() {
+        let wake: Bool = state.withLock { state in
+            guard !state.runs.isEmpty else { return false }
+            state.runs[state.runs.count - 1].stopped = true
+            return state.claimWake()
+        }
+        if wake { waker.wake() }
+    }
+
+    // MARK: - Called by items
+
+    /// A version-0 source of this loop was signalled.
+    func sourceWasSignalled(_ source: Source) {
+        let wake: Bool = state.withLock { state in
+            guard state.containsAnywhere(source) else { return false }
+            if !state.signalled.contains(source) { state.signalled.append(source) }
+            guard let mode = state.currentMode, state.modes[mode]?.contains(source) == true else { return false }
+            return state.claimWake()
+        }
+        if wake { waker.wake() }
+    }
+
+    /// Removes an invalidated source from every mode; returns the modes it was in.
+    @discardableResult
+    func detach(_ source: Source) -> [Mode] {
+        state.withLock { state in
+            state.commonSources.removeAll { $0 === source }
+            state.signalled.removeAll { $0 === source }
+            var removed: [Mode] = []
+            for mode in Array(state.modes.keys) where state.modes[mode]!.remove(source) { removed.append(mode) }
+            if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
+            return removed
+        }
+    }
+
+    /// Removes an invalidated timer from every mode.
+    func detach(_ timer: Timer) {
+        state.withLock { state in
+            state.commonTimers.removeAll { $0 === timer }
+            for mode in Array(state.modes.keys) { state.modes[mode]!.timers[ObjectIdentifier(timer)] = nil }
+        }
+    }
+
+    /// Removes an invalidated observer from every mode.
+    func detach(_ observer: Observer) {
+        state.withLock { state in
+            state.commonObservers.removeAll { $0 === observer }
+            for mode in Array(state.modes.keys) { state.modes[mode]!.observers.removeAll { $0 === observer } }
+        }
+    }
+
+    /// Queues a re-armed timer in every mode it is in (or only `onlyIn`), waking the loop if
+    /// it must wake sooner.
+    func requeue(_ timer: Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64, onlyIn: Mode? = nil) {
+        let wake: Bool = state.withLock { state in
+            var wake = false
+            let id = ObjectIdentifier(timer)
+            for mode in onlyIn.map({ [$0] }) ?? Array(state.modes.keys) where state.modes[mode]?.timers[id] != nil {
+                state.modes[mode]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
+                if state.currentMode == mode, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
+            }
+            return wake && state.claimWake()
+        }
+        if wake { waker.wake() }
+    }
+}
+
+extension ModeState {
+    /// Inserts `source`; false when it was already there.
+    mutating func insert(_ source: Loop.Source) -> Bool {
+        let id = ObjectIdentifier(source)
+        if source.isVersion0 {
+            return versionZero.updateValue(source, forKey: id) == nil
+        }
+        return versionOne.updateValue(source, forKey: id) == nil
+    }
+
+    /// Removes `source`; false when it was not there.
+    mutating func remove(_ source: Loop.Source) -> Bool {
+        let id = ObjectIdentifier(source)
+        if source.isVersion0 { return versionZero.removeValue(forKey: id) != nil }
+        return versionOne.removeValue(forKey: id) != nil
+    }
+}
+
+extension Loop.Timer {
+    /// Queues the timer's current arming in `mode` of `loop` (used when a mode is made common).
+    func queueCurrentArming(in mode: Loop.Mode, of loop: Loop) {
+        let arming: (ContinuousClock.Instant, Duration, UInt64)? = state.withLock { state in
+            guard isValid, !state.isFiring else { return nil }
+            return (state.fireInstant, state.tolerance, generation.load(ordering: .acquiring))
+        }
+        if let (instant, tolerance, generation) = arming {
+            loop.requeue(self, at: instant, tolerance: tolerance, generation: generation, onlyIn: mode)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import DequeModule
+
+/// The items of one mode.
+struct ModeState {
+    var versionZero: [ObjectIdentifier: Loop.Source] = [:]
+    var versionOne: [ObjectIdentifier: Loop.Source] = [:]
+    var timers: [ObjectIdentifier: Loop.Timer] = [:]
+    var timerQueue = TimerQueue()
+    /// Sorted by order; equal orders keep the order they were added in.
+    var observers: [Loop.Observer] = []
+
+    var hasSourcesOrTimers: Bool { !versionZero.isEmpty || !versionOne.isEmpty || !timers.isEmpty }
+
+    func contains(_ source: Loop.Source) -> Bool {
+        (source.isVersion0 ? versionZero : versionOne)[ObjectIdentifier(source)] != nil
+    }
+
+    /// The first live timer due at or before `limit`, removed from the queue.
+    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant) -> (Loop.Timer, UInt64)? {
+        let timers = self.timers
+        return timerQueue.popDue(notAfter: limit) { ModeState.isLive($0, $1, in: timers) }
+    }
+
+    /// When the loop must wake to serve this mode's timers within their tolerances.
+    mutating func timerDeadline() -> ContinuousClock.Instant? {
+        let timers = self.timers
+        return timerQueue.earliestDeadline { ModeState.isLive($0, $1, in: timers) }
+    }
+
+    /// Whether a queue entry for `timer` armed as `generation` still stands.
+    private static func isLive(_ timer: Loop.Timer, _ generation: UInt64, in timers: [ObjectIdentifier: Loop.Timer]) -> Bool {
+        timer.generation.load(ordering: .acquiring) == generation && timers[ObjectIdentifier(timer)] != nil
+    }
+
+    mutating func insertObserver(_ observer: Loop.Observer) {
+        let index = observers.firstIndex { $0.order > observer.order } ?? observers.endIndex
+        observers.insert(observer, at: index)
+    }
+}
+
+/// Which modes a queued block runs in.
+enum BlockModes {
+    /// The common modes at the time the block is drained.
+    case common
+    case some(Set<Loop.Mode>)
+}
+
+/// A block queued by ``Loop/perform(in:_:)``.
+struct PendingBlock {
+    let modes: BlockModes
+    let body: @Sendable () -> Void
+}
+
+/// One active `run` call; the innermost is last.
+struct RunRecord {
+    let mode: Loop.Mode
+    var stopped = false
+}
+
+/// Everything about a loop that other threads may read or change, guarded by its mutex.
+struct LoopState {
+    var modes: [Loop.Mode: ModeState] = [.default: ModeState()]
+    var commonModes: Set<Loop.Mode> = [.default]
+    /// Items added to ``Loop/Mode/common``, in the order added, for modes made common later.
+    var commonSources: [Loop.Source] = []
+    var commonTimers: [Loop.Timer] = []
+    var commonObservers: [Loop.Observer] = []
+    var blocks = Deque<PendingBlock>()
+    /// Version-0 sources of this loop that were signalled and may still be waiting to run.
+    var signalled: [Loop.Source] = []
+    var runs: [RunRecord] = []
+    /// In (or committed to) a backend wait that may sleep.
+    var isSleeping = false
+    /// A wake was sent for the current sleep; later posts need not send another.
+    var wakePosted = false
+    /// When the current sleep ends by itself; `nil` sleeps until an event.
+    var sleepDeadline: ContinuousClock.Instant?
+    /// `wakeUp()` was called during this run and no wait has consumed it yet.
+    var wakeRequested = false
+    /// The version-1 sources changed since the backend was last told.
+    var descriptorsChanged = true
+    var isTornDown = false
+
+    var currentMode: Loop.Mode? { runs.last?.mode }
+
+    /// Expands ``Loop/Mode/common`` to the common modes.
+    func targets(of mode: Loop.Mode) -> [Loop.Mode] {
+        mode == .common ? Array(commonModes) : [mode]
+    }
+
+    func block(_ block: PendingBlock, runsIn mode: Loop.Mode) -> Bool {
+        switch block.modes {
+        case .common: commonModes.contains(mode)
+        case let .some(modes): modes.contains(mode) || (modes.contains(.common) && commonModes.contains(mode))
+        }
+    }
+
+    /// A mode is empty when it has no source, no timer and no block queued for it.
+    func isEmpty(_ mode: Loop.Mode) -> Bool {
+        if let state = modes[mode], state.hasSourcesOrTimers { return false }
+        return !blocks.contains { block($0, runsIn: mode) }
+    }
+
+    /// Work that must stop the loop from sleeping in `mode`.
+    func hasPendingWork(in mode: Loop.Mode) -> Bool {
+        if wakeRequested || runs.last?.stopped == true { return true }
+        if let state = modes[mode], signalled.contains(where: { $0.isSignalled && state.contains($0) }) { return true }
+        return blocks.contains { block($0, runsIn: mode) }
+    }
+
+    /// Marks the sleeping loop for a wake; true when the caller must call the waker.
+    mutating func claimWake() -> Bool {
+        guard isSleeping, !wakePosted else { return false }
+        wakePosted = true
+        return true
+    }
+
+    /// Marks the sleeping loop for a wake when `mode` is the one it sleeps in.
+    mutating func claimWake(ifCurrent mode: Loop.Mode) -> Bool {
+        guard let current = currentMode, current == mode else { return false }
+        return claimWake()
+    }
+
+    /// Whether `source` is still in any mode of this loop.
+    func containsAnywhere(_ source: Loop.Source) -> Bool {
+        modes.values.contains { $0.contains(source) }
+    }
+}

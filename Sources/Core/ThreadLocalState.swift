@@ -1,0 +1,25 @@
+import DequeModule
+import Glibc
+
+/// The part of a loop that only its own thread touches: the backend and the buffers a pass
+/// reuses so that a pass allocates nothing.
+final class ThreadLocalState: @unchecked Sendable {
+    // @unchecked: every access happens on the loop's own thread (see `Loop.run`).
+    var backend: (any Backend)?
+    var descriptors = DescriptorTable()
+    var events: [ReadyEvent] = []
+    var readySources: [(source: Loop.Source, readiness: Readiness)] = []
+    /// An empty block queue to swap in while draining; `nil` while a drain is using it.
+    var spareBlocks: Deque<PendingBlock>? = Deque()
+
+    init(backend: any Backend) {
+        self.backend = backend
+        events.reserveCapacity(64)
+    }
+}
+
+/// Writes a line to standard error (Core does not use Foundation or print buffering).
+func reportToStandardError(_ message: String) {
+    let line = message + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}

@@ -1,0 +1,84 @@
+// A tour of RunLoopKit in one run: a timer, a version-0 source, an observer, blocks performed
+// from another thread, a descriptor source on a pipe and a message port.
+import Glibc
+import RunLoopKit
+import Synchronization
+
+let loop = Loop.current
+print("RunLoopKit demo on the \(loop.backend) backend (built with: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+
+let started = ContinuousClock.now
+func stamp(_ text: String) {
+    let elapsed = ContinuousClock.now - started
+    let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    print(String(repeating: " ", count: max(0, 9 - "\(Int(millis))".count)) + "\(Int(millis)).\(Int(millis * 10) % 10) ms  \(text)")
+}
+
+// An observer counts the times the loop went to sleep.
+let sleeps = Atomic<Int>(0)
+let observer = Loop.Observer(activities: [.beforeWaiting]) { _, _ in sleeps.add(1, ordering: .relaxed) }
+loop.add(observer, to: .default)
+
+// A version-0 source: signalled by hand, performed in the next pass.
+let source = Loop.Source { stamp("version-0 source performed") }
+loop.add(source, to: .default)
+
+// A descriptor source on a pipe: RunLoopKit never reads your descriptor, the handler does.
+var ends: [Int32] = [0, 0]
+guard pipe(&ends) == 0 else { fatalError("pipe failed") }
+let (readEnd, writeEnd) = (ends[0], ends[1])
+let pipeSource = try Loop.Source(fileDescriptor: readEnd, interest: .readable) { readiness in
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = read(readEnd, &bytes, bytes.count)
+    stamp("pipe \(readiness): read \"\(String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self))\"")
+}
+loop.add(pipeSource, to: .default)
+
+// A message port: any thread sends, the loop's thread receives in order.
+let port = try Loop.Port<String>()
+let portSource = Loop.Source(port: port) { message in stamp("port message: \(message)") }
+loop.add(portSource, to: .default)
+
+// A repeating timer drives the tour and stops the loop after its fourth tick.
+let ticks = Atomic<Int>(0)
+let timer = try Loop.Timer(after: .milliseconds(20), repeating: .milliseconds(20)) { timer in
+    let tick = ticks.add(1, ordering: .relaxed).newValue
+    stamp("timer tick \(tick)")
+    switch tick {
+    case 1: source.signal()
+    case 2: _ = "hello".withCString { write(writeEnd, $0, 5) }
+    case 3: port.send("from the loop's own thread")
+    default: loop.stop()
+    }
+}
+loop.add(timer, to: .default)
+
+// Another thread posts a block and a port message while the loop sleeps.
+let poster = Thread_spawn {
+    loop.perform { stamp("block performed from another thread") }
+    port.send("from another thread")
+}
+
+let result = loop.run()
+stamp("run returned .\(result) after \(sleeps.load(ordering: .relaxed)) sleeps")
+poster.join()
+timer.invalidate()
+pipeSource.invalidate()
+close(readEnd)
+close(writeEnd)
+
+/// A tiny pthread wrapper so the demo needs nothing but Glibc.
+struct Thread_spawn {
+    private let thread: pthread_t
+    init(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { pointer in
+            Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue().body()
+            return nil
+        }, box)
+        self.thread = thread
+    }
+    func join() { pthread_join(thread, nil) }
+    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+}
