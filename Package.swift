@@ -13,6 +13,8 @@ let package = Package(
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
+        .trait(name: "URing", description: "The io_uring backend, over liburing (Debian: liburing-dev)."),
+        .trait(name: "Libevent", description: "The libevent 2.1 backend (Debian: libevent-dev)."),
         .default(enabledTraits: ["Epoll"]),
     ],
     dependencies: [
@@ -22,6 +24,18 @@ let package = Package(
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
         .systemLibrary(name: "CRunLoopSupport", path: "Sources/CRunLoopSupport"),
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .systemLibrary(
+            name: "CLibURing",
+            path: "Sources/CLibURing",
+            pkgConfig: "liburing",
+            providers: [.apt(["liburing-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibevent",
+            path: "Sources/CLibevent",
+            pkgConfig: "libevent_pthreads",
+            providers: [.apt(["libevent-dev"])]
+        ),
 
         .target(
             name: "RunLoopCore",
@@ -38,10 +52,22 @@ let package = Package(
             path: "Sources/BackendEpoll"
         ),
         .target(
+            name: "RunLoopURing",
+            dependencies: ["RunLoopCore", "CLibURing"],
+            path: "Sources/BackendURing"
+        ),
+        .target(
+            name: "RunLoopLibevent",
+            dependencies: ["RunLoopCore", "CLibevent"],
+            path: "Sources/BackendLibevent"
+        ),
+        .target(
             name: "RunLoopKit",
             dependencies: [
                 "RunLoopCore",
                 .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
+                .target(name: "RunLoopURing", condition: .when(traits: ["URing"])),
+                .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
             ],
             path: "Sources/RunLoopKit"
         ),

@@ -6,6 +6,14 @@ public enum BackendKind: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// `epoll_pwait2` with an eventfd waker.
     case epoll
     #endif
+    #if URing
+    /// io_uring through liburing: poll requests on a ring, nanosecond timeouts.
+    case uring
+    #endif
+    #if Libevent
+    /// libevent 2.1 with a precise-timer `event_base`.
+    case libevent
+    #endif
 
     public var description: String { rawValue }
 }
@@ -16,6 +24,10 @@ extension BackendKind {
     public static var `default`: BackendKind {
         #if Epoll
         .epoll
+        #elseif URing
+        .uring
+        #elseif Libevent
+        .libevent
         #else
         #error("RunLoopKit needs at least one backend trait: Epoll, URing or Libevent")
         #endif

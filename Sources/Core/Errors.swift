@@ -43,15 +43,40 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
 public enum BackendError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The thread already has a loop, built on another backend.
     case kindMismatch(existing: BackendKind, requested: BackendKind)
-    /// The backend could not start on this machine; `reason` says why.
-    case unavailable(BackendKind, reason: String)
+    /// The backend cannot start on this machine; RunLoopKit never falls back to another.
+    case unavailable(BackendKind, Unavailability)
 
     public var description: String {
         switch self {
         case let .kindMismatch(existing, requested):
             "this thread already has a \(existing) loop; cannot make it a \(requested) loop"
-        case let .unavailable(kind, reason):
-            "the \(kind) backend cannot start: \(reason)"
+        case let .unavailable(kind, why):
+            "the \(kind) backend cannot start: \(why)"
+        }
+    }
+}
+
+/// Why a backend cannot start.
+public enum Unavailability: Hashable, Sendable, CustomStringConvertible {
+    /// The kernel lacks the interface (for io_uring: before Linux 5.1, or built without it).
+    case kernelTooOld(SystemError)
+    /// The kernel has the interface but an administrator turned it off (for io_uring: the
+    /// `kernel.io_uring_disabled` sysctl).
+    case disabledByKernel(SystemError)
+    /// A seccomp filter or container sandbox refused the system call.
+    case blockedBySandbox(SystemError)
+    /// The locked-memory limit (`RLIMIT_MEMLOCK`) is too small for the backend's buffers.
+    case lockedMemoryLimit(SystemError)
+    /// Any other failure to start.
+    case other(SystemError)
+
+    public var description: String {
+        switch self {
+        case let .kernelTooOld(error): "the kernel does not support it (\(error))"
+        case let .disabledByKernel(error): "it is disabled by the kernel's configuration (\(error))"
+        case let .blockedBySandbox(error): "a sandbox or seccomp filter refused it (\(error))"
+        case let .lockedMemoryLimit(error): "the locked-memory limit is too low (\(error))"
+        case let .other(error): "\(error)"
         }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 public struct BackendFactory: Sendable {
     /// The kind of backend `make` returns.
     public let kind: BackendKind
-    /// Creates a backend; throws ``BackendError/unavailable(_:reason:)`` when it cannot start.
+    /// Creates a backend; throws ``BackendError/unavailable(_:_:)`` when it cannot start.
     public let make: @Sendable () throws -> any Backend
 
     /// Creates a factory for `kind`.
@@ -60,6 +60,19 @@ extension Loop {
     }
 
     private static let mainLoop = Mutex<Loop?>(nil)
+
+    /// Gives `body` this loop's backend, for code that adds its own events to it (for
+    /// example a libevent `event_base`).
+    ///
+    /// Call it on the loop's own thread only (it traps elsewhere); the backend stays valid
+    /// until the thread exits.
+    public func withBackend<R>(_ body: (any Backend) throws -> R) rethrows -> R {
+        precondition(isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
+        guard let backend = local.backend else {
+            preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
+        }
+        return try body(backend)
+    }
 
     /// Whether the calling thread is this loop's own thread.
     var isOnOwnThread: Bool {

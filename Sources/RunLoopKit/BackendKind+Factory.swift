@@ -2,6 +2,12 @@ import RunLoopCore
 #if Epoll
 import RunLoopEpoll
 #endif
+#if URing
+import RunLoopURing
+#endif
+#if Libevent
+import RunLoopLibevent
+#endif
 
 extension BackendKind {
     /// How to create a backend of this kind.
@@ -9,6 +15,12 @@ extension BackendKind {
         switch self {
         #if Epoll
         case .epoll: BackendFactory(kind: .epoll) { try EpollBackend() }
+        #endif
+        #if URing
+        case .uring: BackendFactory(kind: .uring) { try URingBackend() }
+        #endif
+        #if Libevent
+        case .libevent: BackendFactory(kind: .libevent) { try LibeventBackend() }
         #endif
         }
     }
@@ -42,7 +54,7 @@ extension Loop {
     /// The calling thread's loop, created with `backend` if the thread has none yet.
     ///
     /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread already
-    ///   has a loop of another kind; ``BackendError/unavailable(_:reason:)`` (or a
+    ///   has a loop of another kind; ``BackendError/unavailable(_:_:)`` (or a
     ///   ``SystemError``) when the backend cannot start here.
     public static func current(backend: BackendKind) throws -> Loop {
         try current(creatingWith: backend.factory)

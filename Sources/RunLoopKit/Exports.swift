@@ -3,3 +3,9 @@
 #if Epoll
 @_exported import RunLoopEpoll
 #endif
+#if URing
+@_exported import RunLoopURing
+#endif
+#if Libevent
+@_exported import RunLoopLibevent
+#endif

@@ -1,0 +1,3 @@
+// liburing for the io_uring backend; its static inline helpers import into Swift directly.
+#pragma once
+#include <liburing.h>
