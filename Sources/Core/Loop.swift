@@ -51,9 +51,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
             var modeState = state.modes[mode] ?? ModeState()
             let sources = state.commonSources.filter { $0.isValid && modeState.insert($0) }
-            for observer in state.commonObservers where observer.isValid && !modeState.observers.contains(observer) {
-                modeState.insertObserver(observer)
-            }
+            for observer in state.commonObservers where observer.isValid { modeState.insertObserver(observer) }
             let timers = state.commonTimers.filter { timer in
                 timer.isValid && modeState.timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil
             }
@@ -156,9 +154,7 @@ public final class Loop: Sendable, CustomStringConvertible {
                 if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
                 var wake = false
                 for target in state.targets(of: mode) {
-                    let id = ObjectIdentifier(timer)
-                    guard state.modes[target, default: ModeState()].timers[id] == nil else { continue }
-                    state.modes[target]!.timers[id] = timer
+                    guard state.modes[target, default: ModeState()].timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil else { continue }
                     // A firing timer is queued again by the loop when its callback returns.
                     if !isFiring {
                         state.modes[target]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
@@ -211,8 +207,8 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.withLock { state in
                 guard !state.isTornDown else { return }
                 if mode == .common, !state.commonObservers.contains(observer) { state.commonObservers.append(observer) }
-                for target in state.targets(of: mode) where state.modes[target, default: ModeState()].observers.contains(observer) == false {
-                    state.modes[target]!.insertObserver(observer)
+                for target in state.targets(of: mode) {
+                    state.modes[target, default: ModeState()].insertObserver(observer)
                 }
             }
         }

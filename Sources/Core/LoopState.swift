@@ -32,7 +32,9 @@ struct ModeState {
         timer.generation.load(ordering: .acquiring) == generation && timers[ObjectIdentifier(timer)] != nil
     }
 
+    /// Inserts `observer` after those of lower or equal order; no effect if present.
     mutating func insertObserver(_ observer: Loop.Observer) {
+        guard !observers.contains(observer) else { return }
         let index = observers.firstIndex { $0.order > observer.order } ?? observers.endIndex
         observers.insert(observer, at: index)
     }

@@ -1,0 +1,260 @@
+import Glibc
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// SEMANTICS.md › Objects › Source, version 1; One run › 3.5; Errors.
+@Suite("Version-1 sources: descriptors and ports")
+struct Version1SourceTests {
+    @Test("a readable pipe calls its handler with .readable and counts as a handled source", arguments: backends)
+    func readablePipe(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let result = try await onLoopThread(backend) { loop in
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd, interest: .readable) { readiness in
+                trace("readable \(readiness.contains(.readable)), drained \(pipe.drain())")
+            }
+            loop.add(source, to: .default)
+            pipe.fill(3)
+            return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+        }
+        #expect(result == .handledSource)
+        #expect(trace.all == ["readable true, drained 3"])
+    }
+
+    @Test("level-triggered: a pipe left with data fires each pass until drained; RunLoopKit never reads it", arguments: backends)
+    func levelTriggered(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try await onLoopThread(backend) { loop in
+            let calls = Atomic<Int>(0)
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                let call = calls.add(1, ordering: .relaxed).newValue
+                trace("call \(call)")
+                if call == 3 { trace("drained \(pipe.drain())") }
+            }
+            loop.add(source, to: .default)
+            pipe.fill(5)
+            for _ in 0..<3 { trace("\(loop.run(timeout: generousDeadline, returnAfterSourceHandled: true))") }
+            trace("\(loop.run(timeout: .zero, returnAfterSourceHandled: true))")
+            source.invalidate()
+        }
+        #expect(trace.all == ["call 1", "handledSource", "call 2", "handledSource", "call 3", "drained 5", "handledSource", "timedOut"])
+    }
+
+    @Test("a writable interest reports .writable", arguments: backends)
+    func writable(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try await onLoopThread(backend) { loop in
+            let ref = Ref<Loop.Source>()
+            let source = try Loop.Source(fileDescriptor: pipe.writeEnd, interest: .writable) { readiness in
+                trace("writable \(readiness.contains(.writable)) readable \(readiness.contains(.readable))")
+                ref.value!.invalidate()
+            }
+            ref.value = source
+            loop.add(source, to: .default)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["writable true readable false"])
+    }
+
+    @Test("a closed peer is reported as a hang-up to a readable interest", arguments: backends)
+    func hangup(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { close(pipe.readEnd) }
+        try await onLoopThread(backend) { loop in
+            let ref = Ref<Loop.Source>()
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd) { readiness in
+                trace("hangup \(readiness.contains(.hangup)) read \(read(pipe.readEnd, nil, 0))")
+                ref.value!.invalidate()
+            }
+            ref.value = source
+            loop.add(source, to: .default)
+            close(pipe.writeEnd)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["hangup true read 0"])
+    }
+
+    @Test("ready version-1 sources are handled by order", arguments: backends)
+    func handledByOrder(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipes = try (0..<3).map { _ in try Pipe() }
+        defer { pipes.forEach { $0.close() } }
+        try await onLoopThread(backend) { loop in
+            let orders = [2, -1, 0]
+            for (pipe, order) in zip(pipes, orders) {
+                let ref = Ref<Loop.Source>()
+                let source = try Loop.Source(fileDescriptor: pipe.readEnd, order: order) { _ in
+                    trace("order \(order)")
+                    ref.value!.invalidate()
+                }
+                ref.value = source
+                loop.add(source, to: .default)
+                pipe.fill()
+            }
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["order -1", "order 0", "order 2"])
+    }
+
+    @Test("two sources on one descriptor both hear about it", arguments: backends)
+    func sharedDescriptor(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try await onLoopThread(backend) { loop in
+            let first = try Loop.Source(fileDescriptor: pipe.readEnd, order: 1) { _ in trace("first") }
+            let second = try Loop.Source(fileDescriptor: pipe.readEnd, order: 2) { _ in
+                trace("second drained \(pipe.drain())")
+                loop.stop()
+            }
+            loop.add(first, to: .default)
+            loop.add(second, to: .default)
+            pipe.fill()
+            #expect(loop.run(timeout: generousDeadline) == .stopped)
+            first.invalidate()
+            second.invalidate()
+        }
+        #expect(trace.all == ["first", "second drained 1"])
+    }
+
+    @Test("a source removed from the running mode is not called, even when its descriptor is ready", arguments: backends)
+    func removedNotCalled(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipes = try (0..<2).map { _ in try Pipe() }
+        defer { pipes.forEach { $0.close() } }
+        try await onLoopThread(backend) { loop in
+            let victimRef = Ref<Loop.Source>()
+            let first = try Loop.Source(fileDescriptor: pipes[0].readEnd, order: 0) { _ in
+                trace("first removes second")
+                loop.remove(victimRef.value!, from: .default)
+                pipes[0].drain()
+            }
+            let second = try Loop.Source(fileDescriptor: pipes[1].readEnd, order: 1) { _ in trace("second") }
+            victimRef.value = second
+            loop.add(first, to: .default)
+            loop.add(second, to: .default)
+            pipes[0].fill()
+            pipes[1].fill()
+            loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+            first.invalidate()
+            #expect(second.isValid)
+            #expect(loop.run(timeout: .zero) == .finished)
+        }
+        #expect(trace.all == ["first removes second"])
+    }
+
+    @Test("a stale event (descriptor closed and reused within one batch) is dropped", arguments: backends)
+    func staleEventDropped(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let keep = try Pipe()
+        defer { keep.close() }
+        try await onLoopThread(backend) { loop in
+            loop.record([.afterWaiting], into: trace)
+            let old = try Pipe()
+            let oldFD = old.readEnd
+            let replacement = Ref<Pipe>()
+            let oldRef = Ref<Loop.Source>()
+            let newRef = Ref<Loop.Source>()
+            let first = try Loop.Source(fileDescriptor: keep.readEnd, order: 0) { _ in
+                trace("first")
+                keep.drain()
+                // Invalidate and close the other ready descriptor, then reuse its number.
+                oldRef.value!.invalidate()
+                old.close()
+                let fresh = try! Pipe()
+                replacement.value = fresh
+                #expect(fresh.readEnd == oldFD || fresh.writeEnd == oldFD)
+                let watched = fresh.readEnd == oldFD ? fresh.readEnd : fresh.writeEnd
+                let source = try! Loop.Source(fileDescriptor: watched, interest: watched == fresh.readEnd ? .readable : .writable) { _ in
+                    trace("new source")
+                    newRef.value!.invalidate()
+                }
+                newRef.value = source
+                fresh.fill()
+                loop.add(source, to: .default)
+            }
+            let oldSource = try Loop.Source(fileDescriptor: oldFD, order: 1) { _ in trace("old source") }
+            oldRef.value = oldSource
+            loop.add(first, to: .default)
+            loop.add(oldSource, to: .default)
+            keep.fill()
+            old.fill()
+            loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+            loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+            first.invalidate()
+            replacement.value?.close()
+        }
+        #expect(trace.all == ["afterWaiting", "first", "afterWaiting", "new source"])
+    }
+
+    @Test("a nested run in another mode neither serves nor spins on the outer mode's ready descriptor", arguments: backends)
+    func nestedModeIsolation(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try await onLoopThread(backend) { loop in
+            let passes = Atomic<Int>(0)
+            loop.add(Loop.Observer(activities: .afterWaiting) { _, _ in passes.add(1, ordering: .relaxed) }, to: "inner")
+            let ref = Ref<Loop.Source>()
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                trace("outer source")
+                ref.value!.invalidate()
+            }
+            ref.value = source
+            loop.add(source, to: .default)
+            let (keepAlive, _) = try keepAliveSource()
+            loop.add(keepAlive, to: "inner")
+            let timer = try Loop.Timer(after: .zero) { _ in
+                pipe.fill()
+                trace("inner \(loop.run("inner", timeout: .milliseconds(20)))")
+                trace("inner passes \(passes.load(ordering: .relaxed))")
+            }
+            loop.add(timer, to: .default)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["inner timedOut", "inner passes 1", "outer source"])
+    }
+
+    @Test("a port delivers every message in order, from any thread, waking the loop", arguments: backends)
+    func portMessages(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let port = try Loop.Port<Int>()
+            let source = Loop.Source(port: port) { message in
+                trace("message \(message)")
+                if message == 100 { loop.stop() }
+            }
+            loop.add(source, to: .default)
+            try spawnThread {
+                for message in 1...100 { port.send(message) }
+            }
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .stopped)
+        #expect(trace.all == (1...100).map { "message \($0)" })
+    }
+
+    @Test("every message queued before the port is found ready is delivered in that pass", arguments: backends)
+    func portBatch(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.record([.afterWaiting], into: trace)
+            let port = try Loop.Port<String>()
+            let source = Loop.Source(port: port) { trace($0) }
+            loop.add(source, to: .default)
+            port.send("a")
+            port.send("b")
+            port.send("c")
+            #expect(loop.run(timeout: generousDeadline, returnAfterSourceHandled: true) == .handledSource)
+            source.invalidate()
+        }
+        #expect(trace.all == ["afterWaiting", "a", "b", "c"])
+    }
+}
