@@ -258,6 +258,10 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             guard !state.isTornDown else { return false }
             state.blocks.append(block)
+            if case let .some(modes) = block.modes {
+                // Queuing a block for a mode brings that mode into existence.
+                for mode in modes where mode != .common && state.modes[mode] == nil { state.modes[mode] = ModeState() }
+            }
             guard state.isSleeping, let mode = state.currentMode, state.block(block, runsIn: mode) else { return false }
             return state.claimWake()
         }

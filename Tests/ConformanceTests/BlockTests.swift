@@ -1,0 +1,107 @@
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// SEMANTICS.md › Objects › Blocks.
+@Suite("Blocks")
+struct BlockTests {
+    @Test("blocks run in FIFO order", arguments: backends)
+    func fifo(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            for index in 0..<20 { loop.perform { trace("\(index)") } }
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == (0..<20).map { "\($0)" })
+    }
+
+    @Test("blocks run only while one of their modes runs, and keep their queue order", arguments: backends)
+    func onlyInTheirModes(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.perform(in: ["A"]) { trace("A1") }
+            loop.perform(in: ["B"]) { trace("B1") }
+            loop.perform(in: ["A", "B"]) { trace("AB") }
+            loop.perform(in: ["A"]) { trace("A2") }
+            trace("run B: \(loop.run("B", timeout: generousDeadline))")
+            trace("run A: \(loop.run("A", timeout: generousDeadline))")
+        }
+        #expect(trace.all == ["B1", "AB", "run B: finished", "A1", "A2", "run A: finished"])
+    }
+
+    @Test("a block queued during a drain runs at a later drain", arguments: backends)
+    func queuedDuringDrainWaits(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.record([.beforeTimers], into: trace)
+            loop.add(try Loop.Timer(after: .zero) { _ in trace("timer") }, to: .default)
+            loop.perform {
+                trace("first")
+                loop.perform { trace("queued by first") }
+            }
+            loop.perform { trace("second") }
+            loop.run(timeout: generousDeadline)
+        }
+        // Drains: step 1 runs first and second; queued-by-first waits for the drain at the end
+        // of the pass (step 6), after the timer.
+        #expect(trace.all == ["beforeTimers", "first", "second", "timer", "queued by first"])
+    }
+
+    @Test("perform without modes runs in every common mode", arguments: backends)
+    func defaultIsCommon(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.addCommonMode("tracking")
+            loop.perform { trace("in \(loop.currentMode!)") }
+            loop.perform(in: [.common]) { trace("explicit common in \(loop.currentMode!)") }
+            loop.run("not-common", timeout: .zero)
+            loop.run("tracking", timeout: generousDeadline)
+        }
+        #expect(trace.all == ["in tracking", "explicit common in tracking"])
+    }
+
+    @Test("a queued block keeps its mode alive; the run finishes once it ran", arguments: backends)
+    func blockKeepsModeAlive(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            loop.perform(in: ["only-blocks"]) { trace("ran") }
+            return loop.run("only-blocks", timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["ran"])
+    }
+
+    @Test("a block posted from another thread wakes the sleeping loop", arguments: backends)
+    func performWakes(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let (keepAlive, _) = try keepAliveSource()
+            loop.add(keepAlive, to: .default)
+            try spawnThread {
+                while !loop.isWaiting { sched_yield() }
+                loop.perform {
+                    trace("performed")
+                    loop.stop()
+                }
+            }
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .stopped)
+        #expect(trace.all == ["performed"])
+    }
+
+    @Test("a block for another mode does not wake or end the run", arguments: backends)
+    func otherModeBlockIgnored(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            loop.record([.afterWaiting], into: trace)
+            loop.add(try Loop.Timer(after: .milliseconds(30)) { _ in trace("timer") }, to: .default)
+            loop.perform(in: ["elsewhere"]) { trace("elsewhere") }
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["afterWaiting", "timer"])
+    }
+}
+
+import Glibc

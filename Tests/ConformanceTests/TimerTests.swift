@@ -1,0 +1,302 @@
+import Glibc
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// SEMANTICS.md › Objects › Timer; Timing.
+@Suite("Timers")
+struct TimerTests {
+    @Test("a one-shot timer fires once, is invalidated before its callout, and never early", arguments: backends)
+    func oneShot(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            let due = ContinuousClock.now + .milliseconds(2)
+            let timer = try Loop.Timer(fireAt: due) { timer in
+                trace("fired valid=\(timer.isValid) early=\(ContinuousClock.now < due) reads-served=\(timer.nextFireInstant == due)")
+            }
+            loop.add(timer, to: .default)
+            trace("\(loop.run(timeout: generousDeadline))")
+            trace("valid=\(timer.isValid) in-mode=\(loop.contains(timer, in: .default))")
+        }
+        #expect(trace.all == ["fired valid=false early=false reads-served=true", "finished", "valid=false in-mode=false"])
+    }
+
+    @Test("a fire instant in the past is clamped to now when added, re-anchoring the grid", arguments: backends)
+    func pastInstantClamped(_ backend: BackendKind) async throws {
+        let (anchoredAfterAdd, served) = try await onLoopThread(backend) { loop in
+            let served = Mutex<[ContinuousClock.Instant]>([])
+            let timer = try Loop.Timer(fireAt: .now - .seconds(10), interval: .milliseconds(1)) { timer in
+                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                if count == 3 { timer.invalidate() }
+            }
+            let beforeAdd = ContinuousClock.now
+            loop.add(timer, to: .default)
+            let anchor = timer.nextFireInstant
+            loop.run(timeout: generousDeadline)
+            return (anchor >= beforeAdd, served.withLock { $0.map { $0 - anchor } })
+        }
+        #expect(anchoredAfterAdd)
+        // Every served instant lies on the grid anchored at the moment of adding.
+        #expect(served.first == .zero)
+        #expect(served.allSatisfy { $0.nanosecondsClampedToZero % 1_000_000 == 0 })
+    }
+
+    @Test("a repeating timer that missed instants fires once, then moves to the next grid instant in the future", arguments: backends)
+    func missedFiresSkipped(_ backend: BackendKind) async throws {
+        let (fires, nextOnGrid, nextInFuture) = try await onLoopThread(backend) { loop in
+            let interval = Duration.milliseconds(2)
+            let anchor = ContinuousClock.now + .milliseconds(1)
+            let count = Atomic<Int>(0)
+            let verdict = Mutex<(Bool, Bool)>((false, false))
+            let timer = try Loop.Timer(fireAt: anchor, interval: interval) { timer in
+                let n = count.add(1, ordering: .relaxed).newValue
+                if n == 1 {
+                    // Busy the loop's thread across several instants.
+                    let busyUntil = ContinuousClock.now + .milliseconds(15)
+                    while ContinuousClock.now < busyUntil {}
+                } else {
+                    loop.stop()
+                }
+            }
+            loop.add(timer, to: .default)
+            let check = Loop.Observer(activities: .beforeWaiting) { observer, _ in
+                guard count.load(ordering: .relaxed) == 1 else { return }
+                let next = timer.nextFireInstant
+                verdict.withLock { $0 = ((next - anchor).nanosecondsClampedToZero % 2_000_000 == 0, next > .now) }
+                observer.invalidate()
+            }
+            loop.add(check, to: .default)
+            loop.run(timeout: generousDeadline)
+            timer.invalidate()
+            let (onGrid, inFuture) = verdict.withLock { $0 }
+            return (count.load(ordering: .relaxed), onGrid, inFuture)
+        }
+        #expect(fires == 2)
+        #expect(nextOnGrid)
+        #expect(nextInFuture)
+    }
+
+    @Test("due timers fire in instant order, ties by order, then by when they were added", arguments: backends)
+    func fireOrder(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            let base = ContinuousClock.now + .milliseconds(2)
+            let specs: [(String, Duration, Int)] = [
+                ("later", .microseconds(10), 0),
+                ("first-added order 0", .zero, 0),
+                ("order -1", .zero, -1),
+                ("second-added order 0", .zero, 0),
+                ("earliest", .zero - .microseconds(10), 9),
+            ]
+            for (name, offset, order) in specs {
+                loop.add(try Loop.Timer(fireAt: base + offset, order: order) { _ in trace(name) }, to: .default)
+            }
+            // Busy past every instant so that all are due in the same pass.
+            let busyUntil = base + .milliseconds(1)
+            loop.perform { while ContinuousClock.now < busyUntil {} }
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["earliest", "order -1", "first-added order 0", "second-added order 0", "later"])
+    }
+
+    @Test("a timer falling due while timer callbacks run fires in a later pass", arguments: backends)
+    func dueDuringCallbacksWaits(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.record([.afterWaiting], into: trace)
+            let second = try Loop.Timer(fireAt: .now + .seconds(3600)) { _ in trace("second") }
+            loop.add(second, to: .default)
+            let first = try Loop.Timer(after: .zero) { _ in
+                trace("first")
+                second.nextFireInstant = .now
+                let busyUntil = ContinuousClock.now + .milliseconds(1)
+                while ContinuousClock.now < busyUntil {}
+            }
+            loop.add(first, to: .default)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["afterWaiting", "first", "afterWaiting", "second"])
+    }
+
+    @Test("a next instant set inside the callback wins over the automatic advance when later", arguments: backends)
+    func setInsideCallbackLater(_ backend: BackendKind) async throws {
+        let gaps = try await onLoopThread(backend) { loop in
+            let served = Mutex<[ContinuousClock.Instant]>([])
+            let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
+                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                if count == 1 { timer.nextFireInstant = timer.nextFireInstant + .milliseconds(20) }
+                if count == 2 { timer.invalidate() }
+            }
+            loop.add(timer, to: .default)
+            loop.run(timeout: generousDeadline)
+            let instants = served.withLock { $0 }
+            return zip(instants.dropFirst(), instants).map { $0 - $1 }
+        }
+        #expect(gaps == [.milliseconds(20)])
+    }
+
+    @Test("a next instant set inside the callback earlier than the automatic advance loses to it", arguments: backends)
+    func setInsideCallbackEarlier(_ backend: BackendKind) async throws {
+        let gaps = try await onLoopThread(backend) { loop in
+            let served = Mutex<[ContinuousClock.Instant]>([])
+            let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(30)) { timer in
+                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                if count == 1 { timer.nextFireInstant = .now - .seconds(1) } // A past instant means now.
+                if count == 2 { timer.invalidate() }
+            }
+            loop.add(timer, to: .default)
+            loop.run(timeout: generousDeadline)
+            let instants = served.withLock { $0 }
+            return zip(instants.dropFirst(), instants).map { $0 - $1 }
+        }
+        #expect(gaps == [.milliseconds(30)])
+    }
+
+    @Test("setting the instant of an invalidated timer has no effect; it keeps its last instant", arguments: backends)
+    func setOnInvalidated(_ backend: BackendKind) async throws {
+        let kept = try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .seconds(60)) { _ in }
+            loop.add(timer, to: .default)
+            let last = timer.nextFireInstant
+            timer.invalidate()
+            timer.nextFireInstant = .now
+            return timer.nextFireInstant == last && !timer.isValid
+        }
+        #expect(kept)
+    }
+
+    @Test("re-arming a timer from another thread wakes the sleeping loop", arguments: backends)
+    func rearmFromAnotherThread(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
+            loop.add(timer, to: .default)
+            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                try? spawnThread {
+                    while !loop.isWaiting { sched_yield() }
+                    timer.nextFireInstant = .now
+                }
+            }, to: .default)
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["fired"])
+    }
+
+    @Test("adding a sooner timer from another thread wakes the sleeping loop", arguments: backends)
+    func addFromAnotherThread(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let far = try Loop.Timer(after: .seconds(3600)) { _ in }
+            loop.add(far, to: .default)
+            let near = try Loop.Timer(after: .zero) { _ in
+                trace("near fired")
+                far.invalidate()
+            }
+            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                try? spawnThread {
+                    while !loop.isWaiting { sched_yield() }
+                    loop.add(near, to: .default)
+                }
+            }, to: .default)
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["near fired"])
+    }
+
+    @Test("a repeating timer's tolerance is clamped to half its interval", arguments: backends)
+    func toleranceClamped(_ backend: BackendKind) async throws {
+        let timer = try Loop.Timer(after: .seconds(1), repeating: .milliseconds(10), tolerance: .milliseconds(8)) { _ in }
+        #expect(timer.tolerance == .milliseconds(5))
+        try timer.setTolerance(.milliseconds(2))
+        #expect(timer.tolerance == .milliseconds(2))
+        let oneShot = try Loop.Timer(after: .seconds(1), tolerance: .seconds(5)) { _ in }
+        #expect(oneShot.tolerance == .seconds(5))
+    }
+
+    @Test("tolerance lets one wakeup serve a timer due later within another's window", arguments: backends)
+    func toleranceCoalesces(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.record([.afterWaiting], into: trace)
+            let start = ContinuousClock.now
+            // Wakes at 30 ms (the strict timer's instant), serving the tolerant one due at 10 ms.
+            let tolerant = try Loop.Timer(fireAt: start + .milliseconds(10), tolerance: .milliseconds(200)) { _ in
+                trace("tolerant early=\(ContinuousClock.now < start + .milliseconds(10))")
+            }
+            let strict = try Loop.Timer(fireAt: start + .milliseconds(30)) { _ in trace("strict") }
+            loop.add(tolerant, to: .default)
+            loop.add(strict, to: .default)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["afterWaiting", "tolerant early=false", "strict"])
+    }
+
+    @Test("a timer whose callback is running is not called from a nested run", arguments: backends)
+    func noReentrantTimer(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            let calls = Atomic<Int>(0)
+            let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
+                let call = calls.add(1, ordering: .relaxed).newValue
+                trace("enter \(call)")
+                if call == 1 {
+                    let stopper = try! Loop.Timer(after: .milliseconds(10)) { _ in
+                        trace("stopper")
+                        loop.stop()
+                    }
+                    loop.add(stopper, to: .default)
+                    trace("nested \(loop.run(timeout: generousDeadline))")
+                } else {
+                    timer.invalidate()
+                }
+                trace("exit \(call)")
+            }
+            loop.add(timer, to: .default)
+            trace("outer \(loop.run(timeout: generousDeadline))")
+        }
+        // Due many times during the nested run, the firing timer is not re-entered.
+        #expect(trace.all == ["enter 1", "stopper", "nested stopped", "exit 1", "enter 2", "exit 2", "outer finished"])
+    }
+
+    @Test("a repeating timer invalidated in its own callback never fires again", arguments: backends)
+    func invalidateInsideCallback(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .zero, repeating: .microseconds(100)) { timer in
+                trace("fired")
+                timer.invalidate()
+            }
+            loop.add(timer, to: .default)
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["fired"])
+    }
+
+    @Test("a timer removed from a mode stays valid and does not fire there; it fires in its other mode", arguments: backends)
+    func removeFromOneMode(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .zero) { _ in trace("fired in \(loop.currentMode!)") }
+            loop.add(timer, to: .default)
+            loop.add(timer, to: "other")
+            loop.remove(timer, from: .default)
+            trace("default: \(loop.run(timeout: generousDeadline)) valid=\(timer.isValid)")
+            trace("other: \(loop.run("other", timeout: generousDeadline))")
+        }
+        #expect(trace.all == ["default: finished valid=true", "fired in other", "other: finished"])
+    }
+
+    @Test("a timer in a mode made common later fires there", arguments: backends)
+    func timerReachesLateCommonMode(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            loop.add(try Loop.Timer(after: .milliseconds(1)) { _ in trace("fired in \(loop.currentMode!)") }, to: .common)
+            loop.addCommonMode("late")
+            loop.run("late", timeout: generousDeadline)
+        }
+        #expect(trace.all == ["fired in late"])
+    }
+}
