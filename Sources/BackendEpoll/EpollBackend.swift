@@ -1,3 +1,4 @@
+#if Epoll
 internal import CEpoll
 import Glibc
 import RunLoopCore
@@ -105,3 +106,4 @@ public final class EpollBackend: Backend {
         return readiness
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Epoll
 internal import CEpoll
 import Glibc
 import RunLoopCore
@@ -31,3 +32,4 @@ final class EventWaker: BackendWaker {
         _ = read(descriptor, &counter, 8)
     }
 }
+#endif

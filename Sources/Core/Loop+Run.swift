@@ -197,10 +197,12 @@ extension Loop {
             if let timerDeadline = state.modes[mode]?.timerDeadline() {
                 deadline = deadline.map { min($0, timerDeadline) } ?? timerDeadline
             }
-            state.isSleeping = true
+            let timeout = deadline.map { max(.zero, $0 - now) }
+            // A zero timeout does not sleep, so nothing needs to wake it.
+            state.isSleeping = timeout != .zero
             state.wakePosted = false
             state.sleepDeadline = deadline
-            return deadline.map { max(.zero, $0 - now) }
+            return timeout
         }
         do {
             try backend.wait(timeout: timeout, into: &local.events)

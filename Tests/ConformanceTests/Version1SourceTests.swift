@@ -167,14 +167,16 @@ struct Version1SourceTests {
                 keep.drain()
                 // Invalidate and close the other ready descriptor, then reuse its number.
                 oldRef.value!.invalidate()
-                old.close()
+                // Close the old file and reuse its number for a new one, atomically: dup2,
+                // because tests running in parallel would take a number freed by close.
                 let fresh = try! Pipe()
                 replacement.value = fresh
-                #expect(fresh.readEnd == oldFD || fresh.writeEnd == oldFD)
-                let watched = fresh.readEnd == oldFD ? fresh.readEnd : fresh.writeEnd
-                let source = try! Loop.Source(fileDescriptor: watched, interest: watched == fresh.readEnd ? .readable : .writable) { _ in
+                dup2(fresh.readEnd, oldFD)
+                close(old.writeEnd)
+                let source = try! Loop.Source(fileDescriptor: oldFD) { _ in
                     trace("new source")
                     newRef.value!.invalidate()
+                    close(oldFD)
                 }
                 newRef.value = source
                 fresh.fill()

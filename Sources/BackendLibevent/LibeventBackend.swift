@@ -1,0 +1,202 @@
+#if Libevent
+internal import CLibevent
+import Glibc
+import RunLoopCore
+
+/// The libevent 2.1 backend: one `event_base` per loop, on epoll, with precise timers.
+///
+/// Level-triggered (`EV_PERSIST` without `EV_ET`). A wait is one `event_base_loop(EVLOOP_ONCE)`,
+/// bounded by a one-shot timer event; descriptor callbacks only collect ``ReadyEvent``s, which
+/// the wait returns to Core (hang-ups and errors completed by `ReadyCollector`). Timeouts
+/// are rounded up to libevent's microseconds. Code that wants its own libevent events on the loop reaches the
+/// base through ``eventBase`` or `Loop.withEventBase(_:)`.
+///
+/// Used on its loop's thread only, except for ``waker``.
+public final class LibeventBackend: Backend {
+    public let kind: BackendKind = .libevent
+    public var waker: any BackendWaker { eventWaker }
+
+    /// The loop's `event_base` (a `struct event_base *`), for code that adds its own events.
+    ///
+    /// Valid until the backend is freed, when the loop's thread exits. The base is not
+    /// thread-safe (it is created with `EVENT_BASE_FLAG_NOLOCK`): use it on the loop's thread
+    /// only. Callbacks of events you add run inside the loop's wait, on the loop's thread; they
+    /// must not run the loop nor call `event_base_loopbreak`/`loopexit` (the loop would miss
+    /// the descriptors that were ready), and you must `event_del`/`event_free` your events
+    /// before the loop's thread exits.
+    public let eventBase: OpaquePointer
+
+    private let eventWaker: LibeventWaker
+    /// Watches the waker's eventfd.
+    private let wakerEvent: OpaquePointer
+    /// A one-shot timer that bounds a wait: its firing ends `EVLOOP_ONCE`.
+    private let timeoutEvent: OpaquePointer
+    /// Core's registrations, by descriptor: each event and its callback's context.
+    private var registrations: [Int32: (event: OpaquePointer, context: EventContext)] = [:]
+    /// Where descriptor callbacks put their events during a wait.
+    private let collector = ReadyCollector()
+
+    /// Creates an `event_base` on epoll with precise timers, and its waker.
+    ///
+    /// - Throws: ``BackendError/unavailable(_:_:)`` when libevent cannot create the base (or
+    ///   it would not run on epoll), the eventfd or the backend's own events.
+    public init() throws {
+        do {
+            eventWaker = try LibeventWaker()
+        } catch {
+            throw BackendError.unavailable(.libevent, .other(error))
+        }
+        let base = try Self.makeBase()
+        let wakerEvent = event_new(base, eventWaker.descriptor, Int16(EV_READ | EV_PERSIST), consumeWake,
+                                   Unmanaged.passUnretained(eventWaker).toOpaque())
+        // A pure timer (no descriptor, not persistent); its callback has nothing to do.
+        let timeoutEvent = event_new(base, -1, 0, { _, _, _ in }, nil)
+        guard let wakerEvent, let timeoutEvent, event_add(wakerEvent, nil) == 0 else {
+            let error = SystemError(wakerEvent == nil || timeoutEvent == nil ? "event_new" : "event_add", errno: Self.errnoOrDefault(ENOMEM))
+            wakerEvent.map(event_free)
+            timeoutEvent.map(event_free)
+            event_base_free(base)
+            throw BackendError.unavailable(.libevent, .other(error))
+        }
+        eventBase = base
+        self.wakerEvent = wakerEvent
+        self.timeoutEvent = timeoutEvent
+    }
+
+    deinit {
+        // Events first (event_free also deletes them), then the base they point into. The
+        // waker's eventfd is closed when the waker goes: the loop keeps it after this.
+        for registration in registrations.values { event_free(registration.event) }
+        event_free(wakerEvent)
+        event_free(timeoutEvent)
+        event_base_free(eventBase)
+    }
+
+    public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        assert(registrations[descriptor] == nil, "LibeventBackend: descriptor \(descriptor) registered twice")
+        let context = EventContext(token: token, descriptor: descriptor, collector: collector)
+        guard let event = event_new(eventBase, descriptor, Self.events(for: interest),
+                                    collectReadiness, Unmanaged.passUnretained(context).toOpaque()) else {
+            throw SystemError("event_new", errno: Self.errnoOrDefault(ENOMEM))
+        }
+        guard event_add(event, nil) == 0 else {
+            // libevent keeps epoll_ctl's errno (EBADF for a closed descriptor, EPERM for a file).
+            let code = Self.errnoOrDefault(EINVAL)
+            event_free(event)
+            throw SystemError("event_add", errno: code)
+        }
+        registrations[descriptor] = (event, context)
+    }
+
+    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        // libevent cannot change a pending event's interest: replace the event.
+        try unregister(descriptor, token: token)
+        try register(descriptor, token: token, interest: interest)
+    }
+
+    public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
+        guard let registration = registrations.removeValue(forKey: descriptor) else { return }
+        // event_free deletes the event first. libevent's epoll backend ignores EBADF/ENOENT/
+        // EPERM from EPOLL_CTL_DEL, so a descriptor the user already closed is no error.
+        event_free(registration.event)
+    }
+
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
+        events.removeAll(keepingCapacity: true)
+        // Callbacks append straight into the caller's buffer: no copy, no allocation.
+        swap(&events, &collector.events)
+        defer { swap(&events, &collector.events) }
+
+        var flags = Int32(EVLOOP_ONCE)
+        if let timeout {
+            let nanoseconds = timeout.nanosecondsClampedToZero
+            if nanoseconds == 0 {
+                flags |= Int32(EVLOOP_NONBLOCK)
+            } else {
+                var interval = Self.timevalRoundedUp(nanoseconds)
+                guard event_add(timeoutEvent, &interval) == 0 else {
+                    throw SystemError("event_add", errno: Self.errnoOrDefault(EINVAL))
+                }
+            }
+        }
+        // EVLOOP_ONCE returns only after a loop iteration ran at least one callback and left
+        // none active, so every event that became active in that iteration was collected.
+        let result = event_base_loop(eventBase, flags)
+        let code = currentErrno()
+        event_del(timeoutEvent)
+        collector.completeHangUpsAndErrors()
+        guard result >= 0 else { throw SystemError("event_base_loop", errno: code == 0 ? EINVAL : code) }
+    }
+
+    // MARK: - Helpers
+
+    /// The `event_base` configuration, and why.
+    ///
+    /// - `EVENT_BASE_FLAG_PRECISE_TIMER`: otherwise libevent reads `CLOCK_MONOTONIC_COARSE` and
+    ///   waits in whole milliseconds; with it, epoll waits on a timerfd (microseconds).
+    /// - `EVENT_BASE_FLAG_NOLOCK`: the base is used on one thread; the waker needs no lock (see
+    ///   ``LibeventWaker``), and even if the process called `evthread_use_pthreads()` the base
+    ///   gets no mutex and no internal notification eventfd.
+    /// - `EVENT_BASE_FLAG_IGNORE_ENV`: `EVENT_NOEPOLL`, `EVENT_EPOLL_USE_CHANGELIST` and friends
+    ///   in the environment must not change the loop's behaviour.
+    /// - No `EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST`: the changelist defers `epoll_ctl` to the next
+    ///   dispatch, so a bad descriptor would fail the wait instead of `register`, and a deferred
+    ///   delete could land on a descriptor number closed and reused meanwhile.
+    /// - Only epoll (select and poll avoided, `EV_FEATURE_O1 | EV_FEATURE_EARLY_CLOSE` required,
+    ///   then checked by name): O(1) changes and `EV_CLOSED` (EPOLLRDHUP) for hang-ups.
+    ///
+    /// libevent's epoll backend still makes a signal pipe per base (`evsig_init_`); it stays
+    /// idle unless someone adds an `EV_SIGNAL` event, and is closed with the base.
+    private static func makeBase() throws -> OpaquePointer {
+        guard let config = event_config_new() else {
+            throw BackendError.unavailable(.libevent, .other(SystemError("event_config_new", errno: errnoOrDefault(ENOMEM))))
+        }
+        // The base copies what it needs: the configuration is freed as soon as it is made.
+        defer { event_config_free(config) }
+        let flags = EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue | EVENT_BASE_FLAG_IGNORE_ENV.rawValue
+        _ = event_config_set_flag(config, Int32(bitPattern: flags))
+        _ = event_config_avoid_method(config, "select")
+        _ = event_config_avoid_method(config, "poll")
+        _ = event_config_require_features(config, Int32(bitPattern: EV_FEATURE_O1.rawValue | EV_FEATURE_EARLY_CLOSE.rawValue))
+        guard let base = event_base_new_with_config(config) else {
+            throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: errnoOrDefault(ENOSYS))))
+        }
+        guard let method = event_base_get_method(base), String(cString: method) == "epoll" else {
+            event_base_free(base)
+            throw BackendError.unavailable(.libevent, .other(SystemError("event_base_get_method", errno: ENOSYS)))
+        }
+        return base
+    }
+
+    private static func events(for interest: Interest) -> Int16 {
+        var what = Int16(EV_PERSIST)
+        // EV_CLOSED asks for EPOLLRDHUP, as the epoll backend does for readable interest.
+        if interest.contains(.readable) { what |= Int16(EV_READ | EV_CLOSED) }
+        if interest.contains(.writable) { what |= Int16(EV_WRITE) }
+        return what
+    }
+
+    /// libevent rounds nothing: the timeout is rounded up to its microseconds here, and capped
+    /// at 68 years so that libevent's `now + timeout` cannot overflow.
+    private static func timevalRoundedUp(_ nanoseconds: Int64) -> timeval {
+        let micros = min(nanoseconds / 1_000 + (nanoseconds % 1_000 == 0 ? 0 : 1), Int64(Int32.max) * 1_000_000)
+        return timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
+    }
+
+    private static func errnoOrDefault(_ fallback: Int32) -> Int32 {
+        let code = currentErrno()
+        return code == 0 ? fallback : code
+    }
+}
+
+/// The descriptor events' libevent callback: records the registration's token and readiness.
+private let collectReadiness: event_callback_fn = { _, what, context in
+    let context = Unmanaged<EventContext>.fromOpaque(context!).takeUnretainedValue()
+    context.collector.append(context, what: what)
+}
+
+/// The waker event's libevent callback.
+private let consumeWake: event_callback_fn = { _, _, context in
+    Unmanaged<LibeventWaker>.fromOpaque(context!).takeUnretainedValue().consume()
+}
+#endif

@@ -1,0 +1,32 @@
+#if Libevent
+import RunLoopCore
+
+extension Loop {
+    /// Gives `body` the `event_base` of this libevent loop, for code that adds its own
+    /// libevent events to the loop.
+    ///
+    /// The base is a `struct event_base *`; pass it to libevent's C API (`event_new`,
+    /// `event_add`, …). Callbacks of the events you add run inside the loop's wait, on the
+    /// loop's thread, whenever the loop runs (in any mode); a firing callback also ends that
+    /// wait, so the loop makes a pass. Your events do not keep a mode alive: a run in an empty
+    /// mode still finishes at once. Those callbacks must not run the loop nor break out of
+    /// the base's loop (`event_base_loopbreak`, `event_base_loopexit`). The base is not
+    /// thread-safe: touch it and your events on the loop's thread only (from other threads,
+    /// hand work over with ``perform(in:_:)``). Remove and free your events before the
+    /// loop's thread exits: the base is freed then.
+    ///
+    /// Call it on the loop's own thread only; it traps elsewhere, and on a loop that is not
+    /// built on ``BackendKind/libevent``.
+    ///
+    /// - Parameter body: receives the base; its result is returned.
+    /// - Returns: what `body` returns.
+    public func withEventBase<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try withBackend { backend in
+            guard let backend = backend as? LibeventBackend else {
+                preconditionFailure("Loop.withEventBase(_:) called on \(self), which is not a libevent loop")
+            }
+            return try body(backend.eventBase)
+        }
+    }
+}
+#endif

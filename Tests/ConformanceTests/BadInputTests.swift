@@ -1,0 +1,81 @@
+import Glibc
+import RunLoopKit
+import Testing
+
+/// SEMANTICS.md › Errors: bad input is refused where it enters, naming the argument and value.
+@Suite("Bad input is refused with an error naming argument and value")
+struct BadInputTests {
+    @Test("a negative descriptor", arguments: backends)
+    func negativeDescriptor(_ backend: BackendKind) async throws {
+        #expect(throws: ArgumentError(argument: "fileDescriptor", value: "-3", reason: "a descriptor must not be negative")) {
+            try Loop.Source(fileDescriptor: -3) { _ in }
+        }
+    }
+
+    @Test("a closed descriptor", arguments: backends)
+    func closedDescriptor(_ backend: BackendKind) async throws {
+        let pipe = try Pipe()
+        let fd = pipe.readEnd
+        // Keep the number taken by something closed-on-exec we know is not a descriptor source:
+        // close it and check at once; the error must name it.
+        pipe.close()
+        do {
+            _ = try Loop.Source(fileDescriptor: fd) { _ in }
+            // The number was reused by a parallel test in between: nothing to conclude.
+        } catch {
+            #expect(error.argument == "fileDescriptor")
+            #expect(error.value == "\(fd)")
+            #expect(error.reason.contains("not open"))
+        }
+        // A number far above any open descriptor is certainly closed.
+        #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: 1_000_000) { _ in } }
+    }
+
+    @Test("a regular file (always ready, cannot be watched)", arguments: backends)
+    func regularFile(_ backend: BackendKind) async throws {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: fd) { _ in } }
+        #expect(error?.argument == "fileDescriptor")
+        #expect(error?.value == "\(fd)")
+    }
+
+    @Test("an empty interest", arguments: backends)
+    func emptyInterest(_ backend: BackendKind) async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: pipe.readEnd, interest: []) { _ in } }
+        #expect(error?.argument == "interest")
+        #expect(error?.value == "[]")
+    }
+
+    @Test("a negative or zero interval", arguments: backends)
+    func badInterval(_ backend: BackendKind) async throws {
+        let negative = #expect(throws: ArgumentError.self) { try Loop.Timer(fireAt: .now, interval: .zero - .seconds(1)) { _ in } }
+        #expect(negative?.argument == "interval")
+        #expect(negative?.value == "\(Duration.zero - .seconds(1))")
+        let zero = #expect(throws: ArgumentError.self) { try Loop.Timer(fireAt: .now, interval: .zero) { _ in } }
+        #expect(zero?.argument == "interval")
+        #expect(zero?.value == "\(Duration.zero)")
+        let repeating = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), repeating: .zero) { _ in } }
+        #expect(repeating?.argument == "repeating")
+    }
+
+    @Test("a negative tolerance, at creation and when changed", arguments: backends)
+    func negativeTolerance(_ backend: BackendKind) async throws {
+        let atCreation = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), tolerance: .zero - .milliseconds(1)) { _ in } }
+        #expect(atCreation?.argument == "tolerance")
+        #expect(atCreation?.value == "\(Duration.zero - .milliseconds(1))")
+        let timer = try Loop.Timer(after: .seconds(1)) { _ in }
+        let changed = #expect(throws: ArgumentError.self) { try timer.setTolerance(.zero - .nanoseconds(1)) }
+        #expect(changed?.argument == "tolerance")
+        #expect(timer.tolerance == .zero)
+    }
+
+    @Test("an error's description names the argument and the value")
+    func description() {
+        let error = ArgumentError(argument: "fileDescriptor", value: "-1", reason: "a descriptor must not be negative")
+        #expect(error.description == "fileDescriptor -1: a descriptor must not be negative")
+    }
+}

@@ -1,0 +1,186 @@
+#if Libevent
+import Glibc
+import RunLoopKit
+// @testable for `ForeignEvent`, which reaches libevent's C API for the event_base test: the
+// test target does not depend on the C module itself.
+@testable import RunLoopLibevent
+import Synchronization
+import Testing
+
+/// What only the libevent backend promises, beyond the conformance suite that runs on it too.
+///
+/// Serialized: the descriptor count and the timing test must not see each other's threads.
+@Suite("Libevent backend", .serialized)
+struct LibeventBackendTests {
+    @Test("200 µs waits are never early and late by well under a millisecond (precise timer)")
+    func preciseTimer() async throws {
+        let lateness = try await onThread {
+            let backend = try LibeventBackend()
+            var events: [ReadyEvent] = []
+            var lateness: [Duration] = []
+            for _ in 0..<50 {
+                let start = ContinuousClock.now
+                try backend.wait(timeout: .microseconds(200), into: &events)
+                lateness.append(ContinuousClock.now - start - .microseconds(200))
+            }
+            return lateness.sorted()
+        }
+        #expect(lateness.first! >= .zero, "a wait returned early: \(lateness.first!) late")
+        // Without EVENT_BASE_FLAG_PRECISE_TIMER libevent waits on a millisecond-coarse clock.
+        #expect(lateness[lateness.count / 2] < .milliseconds(1), "median lateness \(lateness[lateness.count / 2])")
+    }
+
+    @Test("a pipe left unread is reported by two consecutive waits (level-triggered)")
+    func levelTriggered() async throws {
+        try await onThread {
+            let backend = try LibeventBackend()
+            let pipe = try Pipe()
+            defer { pipe.close() }
+            pipe.fill()
+            let token = Token(rawValue: 7)
+            try backend.register(pipe.readEnd, token: token, interest: .readable)
+            var events: [ReadyEvent] = []
+            for _ in 0..<2 {
+                try backend.wait(timeout: generousDeadline, into: &events)
+                #expect(events == [ReadyEvent(token: token, readiness: .readable)])
+            }
+            // Once drained and unregistered it is quiet; unregistering it again (closed) is fine.
+            pipe.drain()
+            try backend.wait(timeout: .zero, into: &events)
+            #expect(events.isEmpty)
+            try backend.unregister(pipe.readEnd, token: token)
+            try backend.unregister(pipe.readEnd, token: token)
+        }
+    }
+
+    @Test("a wake posted before a wait makes that wait return at once, and only that wait")
+    func wakeBeforeWaitIsNotLost() async throws {
+        try await onThread {
+            let backend = try LibeventBackend()
+            let waker = backend.waker
+            let woken = Latch()
+            try spawnThread {
+                waker.wake()
+                waker.wake() // Coalesced with the first.
+                woken.open()
+            }
+            #expect(woken.wait())
+            var events: [ReadyEvent] = []
+            let start = ContinuousClock.now
+            try backend.wait(timeout: generousDeadline, into: &events)
+            #expect(ContinuousClock.now - start < generousDeadline)
+            #expect(events.isEmpty, "the waker is not a ready event")
+            // The wake was consumed: the next wait sleeps for its whole timeout.
+            let again = ContinuousClock.now
+            try backend.wait(timeout: .milliseconds(20), into: &events)
+            #expect(ContinuousClock.now - again >= .milliseconds(20))
+        }
+    }
+
+    @Test("user libevent events on the loop's event_base fire inside its wait, on its thread")
+    func eventBaseAccess() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let fired = try await onLoopThread(.libevent) { loop -> [String] in
+            let trace = Trace()
+            let loopThread = pthread_self()
+            // Keeps the mode alive; never fires within the test.
+            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
+            loop.add(keepAlive, to: .default)
+            defer { keepAlive.invalidate() }
+            let (timer, reader) = loop.withEventBase { base in
+                let timer = ForeignEvent(base: base) { what in
+                    trace("timer what=\(what) onLoopThread=\(pthread_equal(pthread_self(), loopThread) != 0) waiting=\(loop.isWaiting)")
+                    pipe.fill()
+                }
+                let reader = ForeignEvent(base: base, descriptor: pipe.readEnd, persist: true) { what in
+                    trace("readable what=\(what) waiting=\(loop.isWaiting)")
+                    pipe.drain()
+                    loop.stop()
+                }
+                return (timer!, reader!)
+            }
+            #expect(reader.add())
+            #expect(timer.add(timeout: .milliseconds(1)))
+            #expect(loop.run(timeout: generousDeadline) == .stopped)
+            // Users remove their events before the loop's thread exits.
+            reader.remove()
+            timer.remove()
+            #expect(loop.withEventBase { $0 } == loop.withBackend { ($0 as! LibeventBackend).eventBase })
+            return trace.all
+        }
+        #expect(fired == ["timer what=1 onLoopThread=true waiting=true", "readable what=2 waiting=true"])
+    }
+
+    @Test("1,000 libevent loops, each on its own thread, leave no descriptor open")
+    func noDescriptorLeak() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        pipe.fill()
+        let before = openDescriptors()
+        for _ in 0..<1_000 {
+            let ran = Latch()
+            try spawnThread {
+                do {
+                    let loop = try Loop.current(backend: .libevent)
+                    let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
+                    let timer = try Loop.Timer(after: .microseconds(10)) { _ in }
+                    loop.add(source, to: .default)
+                    loop.add(timer, to: .default)
+                    _ = loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+                } catch {
+                    Issue.record("a loop thread failed: \(error)")
+                }
+                ran.open()
+            }
+            #expect(ran.wait())
+        }
+        // A loop is torn down when its thread exits, just after the body: wait for the count to
+        // come back. Other suites run in parallel and may hold a few descriptors of their own
+        // when `before` was read, so the count must come back to at most `before`: a backend
+        // that leaked would leave at least one descriptor per loop, a thousand more.
+        let deadline = ContinuousClock.now + generousDeadline
+        var after = openDescriptors()
+        while after.count > before.count, ContinuousClock.now < deadline {
+            _ = Latch().wait(for: .milliseconds(2))
+            after = openDescriptors()
+        }
+        #expect(after.count <= before.count, "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
+    }
+}
+
+/// Runs `body` on a new thread (off Swift's cooperative pool, which tests share) and returns
+/// its result; fails the test if it takes longer than ``generousDeadline``.
+private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let done = Latch()
+    try spawnThread {
+        let result = Result { try body() }
+        outcome.withLock { $0 = result }
+        done.open()
+    }
+    guard done.wait() else {
+        Issue.record("the test thread did not finish within \(generousDeadline)")
+        throw TestTimeout()
+    }
+    return try outcome.withLock { $0! }.get()
+}
+
+/// The process's open descriptors, as "number → target" lines from /proc/self/fd.
+private func openDescriptors() -> Set<String> {
+    guard let directory = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(directory) }
+    let own = dirfd(directory)
+    var entries: Set<String> = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let number = Int32(name), number != own else { continue }
+        var target = [CChar](repeating: 0, count: 256)
+        let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+        let link = length > 0 ? String(decoding: target[0..<length].map(UInt8.init(bitPattern:)), as: UTF8.self) : "?"
+        entries.insert("\(name) → \(link)")
+    }
+    return entries
+}
+
+#endif

@@ -1,0 +1,212 @@
+#if URing
+import Glibc
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// What only the io_uring backend can get wrong: late and cancellation completions, one-shot
+/// polls that must stay level-triggered, the `MSG_RING` waker, and why io_uring cannot start.
+///
+/// These drive a ``URingBackend`` directly, on a thread of their own (with a deadline), so a
+/// lost wake fails the test instead of hanging it.
+@Suite("io_uring backend")
+struct URingBackendTests {
+    @Test("a completion for an unregistered descriptor is never delivered")
+    func unregisteredIsNeverDelivered() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let reported = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            var tokens: [Token] = []
+            // Armed and idle, then made ready, then unregistered before any wait sees it: the
+            // readiness completion (and the cancellation's own) must both be dropped.
+            try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+            try backend.wait(timeout: .zero, into: &events)
+            tokens += events.map(\.token)
+            pipe.fill()
+            try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
+            try backend.wait(timeout: .milliseconds(20), into: &events)
+            tokens += events.map(\.token)
+            // Reported once (so the poll completed and was re-armed), then unregistered.
+            try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+            try backend.wait(timeout: generousDeadline, into: &events)
+            tokens += events.map(\.token)
+            try backend.unregister(pipe.readEnd, token: Token(rawValue: 2))
+            try backend.wait(timeout: .milliseconds(20), into: &events)
+            tokens += events.map(\.token)
+            return tokens
+        }
+        #expect(reported == [Token(rawValue: 2)])
+    }
+
+    @Test("register, unregister and re-register in quick succession: only the newest token is reported")
+    func onlyTheNewestTokenIsReported() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let stale = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            var stale: [ReadyEvent] = []
+            pipe.fill() // Ready throughout: every arming completes at once.
+            var token: UInt64 = 0
+            for round in 0..<200 {
+                // Every other round lets a poll get armed (and complete) before it is dropped.
+                for _ in 0..<3 {
+                    token += 1
+                    try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
+                    if round % 2 == 0 {
+                        try backend.wait(timeout: .zero, into: &events)
+                        stale += events.filter { $0.token != Token(rawValue: token) }
+                    }
+                    try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
+                }
+                token += 1
+                try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
+                try backend.wait(timeout: generousDeadline, into: &events)
+                stale += events.filter { $0.token != Token(rawValue: token) }
+                if events.isEmpty { Issue.record("round \(round): the ready pipe was not reported") }
+                try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
+            }
+            return stale
+        }
+        #expect(stale == [])
+    }
+
+    @Test("modify replaces the token: the old one is never reported again")
+    func modifyReplacesTheToken() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let reported = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            var tokens: [Token] = []
+            try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+            pipe.fill()
+            try backend.wait(timeout: generousDeadline, into: &events)
+            tokens += events.map(\.token)
+            try backend.modify(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+            for _ in 0..<2 {
+                try backend.wait(timeout: generousDeadline, into: &events)
+                tokens += events.map(\.token)
+            }
+            return tokens
+        }
+        #expect(reported == [Token(rawValue: 1), Token(rawValue: 2), Token(rawValue: 2)])
+    }
+
+    @Test("level-triggered: an unread pipe is reported by consecutive waits, a drained one is not")
+    func levelTriggered() async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let waits = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            var waits: [[ReadyEvent]] = []
+            try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
+            pipe.fill()
+            for _ in 0..<3 {
+                try backend.wait(timeout: generousDeadline, into: &events)
+                waits.append(events)
+            }
+            pipe.drain()
+            try backend.wait(timeout: .milliseconds(20), into: &events)
+            waits.append(events)
+            return waits
+        }
+        let readable = [ReadyEvent(token: Token(rawValue: 7), readiness: .readable)]
+        #expect(waits == [readable, readable, readable, []])
+    }
+
+    @Test("a wake from another thread ends a forever-wait")
+    func wakeFromAnotherThread() async throws {
+        try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            let waker = backend.waker
+            var events: [ReadyEvent] = []
+            // Wake repeatedly, each time from a new thread, and wait forever each time: every
+            // wake must end its wait, whether it lands before or during it.
+            for _ in 0..<50 {
+                try spawnThread { waker.wake() }
+                try backend.wait(timeout: nil, into: &events)
+                #expect(events == [])
+            }
+        }
+    }
+
+    @Test("a wake posted before the wait begins is not lost, and many wakes make one")
+    func wakeBeforeWait() async throws {
+        try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            for _ in 0..<3 { backend.waker.wake() }
+            try backend.wait(timeout: nil, into: &events)
+            // The wake was consumed: the next wake sends again and ends the next wait.
+            backend.waker.wake()
+            try backend.wait(timeout: nil, into: &events)
+            #expect(events == [])
+        }
+    }
+
+    @Test("a wait with nothing to report is never shorter than its timeout")
+    func timeoutIsNotEarly() async throws {
+        let elapsed = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var events: [ReadyEvent] = []
+            let start = ContinuousClock.now
+            try backend.wait(timeout: .microseconds(15_500), into: &events)
+            return ContinuousClock.now - start
+        }
+        #expect(elapsed >= .microseconds(15_500))
+    }
+
+    @Test("unregistering releases the descriptor at once: closing it really closes it")
+    func unregisterReleasesTheFile() async throws {
+        let peerSawHangUp = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            var ends: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+                throw SystemError("socketpair", errno: currentErrno())
+            }
+            defer { close(ends[1]) }
+            var events: [ReadyEvent] = []
+            try backend.register(ends[0], token: Token(rawValue: 1), interest: .readable)
+            try backend.wait(timeout: .zero, into: &events) // The poll is armed and holds the file.
+            try backend.unregister(ends[0], token: Token(rawValue: 1))
+            close(ends[0])
+            // Checked while the backend lives and before this thread waits again: no poll
+            // request may still hold the socket open, so the peer reads end of file.
+            var byte: UInt8 = 0
+            return recv(ends[1], &byte, 1, Int32(MSG_DONTWAIT)) == 0
+        }
+        #expect(peerSawHangUp)
+    }
+
+    @Test("why io_uring cannot start, from the errno io_uring_setup failed with", arguments: [
+        (ENOSYS, nil, "kernelTooOld"),
+        (ENOSYS, 2, "kernelTooOld"),
+        (EPERM, 1, "disabledByKernel"),
+        (EPERM, 2, "disabledByKernel"),
+        (EPERM, 0, "blockedBySandbox"),
+        (EPERM, nil, "blockedBySandbox"),
+        (EACCES, 0, "blockedBySandbox"),
+        (EACCES, 2, "blockedBySandbox"),
+        (ENOMEM, 0, "lockedMemoryLimit"),
+        (EINVAL, 0, "other"),
+        (EMFILE, nil, "other"),
+    ] as [(Int32, Int?, String)])
+    func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) {
+        let error = SystemError("io_uring_setup", errno: code)
+        let reason = URingBackend.unavailability(setupErrno: code, ioUringDisabled: disabled)
+        let name: String = switch reason {
+        case .kernelTooOld(error): "kernelTooOld"
+        case .disabledByKernel(error): "disabledByKernel"
+        case .blockedBySandbox(error): "blockedBySandbox"
+        case .lockedMemoryLimit(error): "lockedMemoryLimit"
+        case .other(error): "other"
+        default: "wrong error in \(reason)"
+        }
+        #expect(name == expected)
+    }
+}
+#endif
