@@ -72,7 +72,7 @@ let package = Package(
             path: "Sources/RunLoopKit"
         ),
         .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
-        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit"], exclude: ["README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )

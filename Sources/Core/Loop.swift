@@ -102,19 +102,20 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// The source's `cancel` callback runs once per mode it leaves, on the calling thread. Safe
     /// to call from any thread.
     public func remove(_ source: Source, from mode: Mode) {
-        let removed: [Mode] = source.loops.withLock { loops in
-            let (removed, stillMember): ([Mode], Bool) = state.withLock { state in
+        let (removed, wake): ([Mode], Bool) = source.loops.withLock { loops in
+            let (removed, stillMember, wake): ([Mode], Bool, Bool) = state.withLock { state in
                 if mode == .common { state.commonSources.removeAll { $0 === source } }
                 var removed: [Mode] = []
                 for target in state.targets(of: mode) where state.modes[target]?.remove(source) == true {
                     removed.append(target)
                 }
                 if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
-                return (removed, state.containsAnywhere(source))
+                return (removed, state.containsAnywhere(source), state.claimWakeIfEmptied())
             }
             if !stillMember { loops[ObjectIdentifier(self)] = nil }
-            return removed
+            return (removed, wake)
         }
+        if wake { waker.wake() }
         if let cancel = source.cancelCallback { for target in removed { cancel(self, target) } }
     }
 
@@ -173,10 +174,12 @@ public final class Loop: Sendable, CustomStringConvertible {
     ///
     /// The timer stays valid and bound to this loop. Safe to call from any thread.
     public func remove(_ timer: Timer, from mode: Mode) {
-        state.withLock { state in
+        let wake: Bool = state.withLock { state in
             if mode == .common { state.commonTimers.removeAll { $0 === timer } }
             for target in state.targets(of: mode) { state.modes[target]?.timers[ObjectIdentifier(timer)] = nil }
+            return state.claimWakeIfEmptied()
         }
+        if wake { waker.wake() }
     }
 
     /// Whether `timer` is in `mode` (for ``Mode/common``: was added to the common modes).
@@ -309,22 +312,26 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Removes an invalidated source from every mode; returns the modes it was in.
     @discardableResult
     func detach(_ source: Source) -> [Mode] {
-        state.withLock { state in
+        let (removed, wake): ([Mode], Bool) = state.withLock { state in
             state.commonSources.removeAll { $0 === source }
             state.signalled.removeAll { $0 === source }
             var removed: [Mode] = []
             for mode in Array(state.modes.keys) where state.modes[mode]!.remove(source) { removed.append(mode) }
             if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
-            return removed
+            return (removed, state.claimWakeIfEmptied())
         }
+        if wake { waker.wake() }
+        return removed
     }
 
     /// Removes an invalidated timer from every mode.
     func detach(_ timer: Timer) {
-        state.withLock { state in
+        let wake: Bool = state.withLock { state in
             state.commonTimers.removeAll { $0 === timer }
             for mode in Array(state.modes.keys) { state.modes[mode]!.timers[ObjectIdentifier(timer)] = nil }
+            return state.claimWakeIfEmptied()
         }
+        if wake { waker.wake() }
     }
 
     /// Removes an invalidated observer from every mode.

@@ -123,6 +123,13 @@ struct LoopState {
         return claimWake()
     }
 
+    /// Marks the sleeping loop for a wake when its mode has just become empty, so that the
+    /// run ends now instead of at its next timer or timeout.
+    mutating func claimWakeIfEmptied() -> Bool {
+        guard isSleeping, let mode = currentMode, isEmpty(mode) else { return false }
+        return claimWake()
+    }
+
     /// Whether `source` is still in any mode of this loop.
     func containsAnywhere(_ source: Loop.Source) -> Bool {
         modes.values.contains { $0.contains(source) }

@@ -40,6 +40,19 @@ struct MisuseTests {
     }
 }
 
+extension MisuseTests {
+    @Test("running .common is reported once per process on standard error", arguments: backends)
+    func commonReportedOnce(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            let own = try Loop.current(backend: backend)
+            own.run(.common)
+            own.run(.common)
+        }
+        let text = stderr(of: result)
+        #expect(text.ranges(of: "Loop.run(.common) is a usage error").count == 1)
+    }
+}
+
 private func stderr(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }

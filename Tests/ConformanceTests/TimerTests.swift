@@ -299,4 +299,22 @@ struct TimerTests {
         }
         #expect(trace.all == ["fired in late"])
     }
+
+    @Test("a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends", arguments: backends)
+    func invalidateFromAnotherThread(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
+            loop.add(timer, to: .default)
+            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                try? spawnThread {
+                    while !loop.isWaiting { sched_yield() }
+                    timer.invalidate()
+                }
+            }, to: .default)
+            return loop.run(timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == [])
+    }
 }
