@@ -83,11 +83,16 @@ extension Loop {
         }
         if polls || !modeIsEmpty(mode) {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
-            waitForWork(in: mode, polls: polls, until: run.deadline)
+            let woken = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
-            fireDueTimers(in: mode, dueBy: .now)
-            if handleReadySources(in: mode) { run.handledSource = true }
+            let firedTimers = fireDueTimers(in: mode, dueBy: .now)
+            let handledSources = handleReadySources(in: mode)
+            if handledSources { run.handledSource = true }
+            if let woken {
+                counters.count(firedTimers ? .timer : handledSources ? .source : woken ? .woken : .idle)
+            }
         }
+        counters.countPass()
         drainBlocks(in: mode)
         return decide(run)
     }
@@ -178,8 +183,9 @@ extension Loop {
     }
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
-    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) {
-        guard let backend = local.backend else { return }
+    /// - Returns: `nil` when the wait did not sleep; otherwise whether another thread woke it.
+    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> Bool? {
+        guard let backend = local.backend else { return nil }
         let needsSync = state.withLock { state in
             defer { state.descriptorsChanged = false }
             return state.descriptorsChanged || local.descriptors.mode != mode
@@ -209,26 +215,34 @@ extension Loop {
         } catch {
             fatalError("RunLoopKit: \(backend.kind) wait failed: \(error)")
         }
-        state.withLock { state in
+        return state.withLock { state in
+            let slept = state.isSleeping
+            let woken = state.wakePosted
             state.isSleeping = false
             state.wakePosted = false
             state.sleepDeadline = nil
             state.wakeRequested = false
+            return slept ? woken : nil
         }
     }
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
     ///
     /// Popped one at a time, so a run nested in a callback can fire the remaining ones.
-    private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) {
+    /// - Returns: whether any timer fired.
+    private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
+        var fired = false
         while let (timer, generation) = state.withLock({ state in
             state.modes[mode]?.popDueTimer(notAfter: limit)
         }) {
-            fire(timer, armedAs: generation)
+            if fire(timer, armedAs: generation) { fired = true }
         }
+        return fired
     }
 
-    private func fire(_ timer: Timer, armedAs generation: UInt64) {
+    /// - Returns: whether the timer's callback ran.
+    @discardableResult
+    private func fire(_ timer: Timer, armedAs generation: UInt64) -> Bool {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else { return nil }
             state.isFiring = true
@@ -237,7 +251,7 @@ extension Loop {
             timer.generation.add(1, ordering: .acquiringAndReleasing)
             return state.fireInstant
         }
-        guard let served else { return }
+        guard let served else { return false }
         // A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
         callingOutToTimer(timer)
@@ -253,6 +267,7 @@ extension Loop {
         if let (instant, tolerance, generation) = rearm {
             requeue(timer, at: instant, tolerance: tolerance, generation: generation)
         }
+        return true
     }
 
     /// Handles the version-1 sources whose ports the last wait found ready, by order.

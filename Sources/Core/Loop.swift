@@ -17,6 +17,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     let waker: any BackendWaker
     /// Touched only on the loop's own thread.
     let local: ThreadLocalState
+    let counters = LoopCounters()
 
     init(backend: any Backend, isMain: Bool) {
         self.backend = backend.kind
