@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
         .executable(name: "runloopkit-demo", targets: ["Demo"]),
+        .executable(name: "runloopkit-bench", targets: ["Benchmarks"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -19,6 +20,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -72,6 +75,18 @@ let package = Package(
             path: "Sources/RunLoopKit"
         ),
         .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
+        // The benchmark harness: may use Foundation, to compare with its RunLoop.
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: [
+                "RunLoopKit",
+                "CEpoll",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks",
+            exclude: ["README.md"]
+        ),
         .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit"], exclude: ["README.md"]),
     ],
     swiftLanguageModes: [.v6]
