@@ -87,7 +87,9 @@ let package = Package(
             path: "Benchmarks",
             exclude: ["README.md"]
         ),
-        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit"], exclude: ["README.md"]),
+        // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
+        .executableTarget(name: "MainLoopFixture", dependencies: ["RunLoopKit"], path: "Tests/MainLoopFixture"),
+        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit", "MainLoopFixture"], exclude: ["README.md"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,3 +6,13 @@
 
 /// The kernel thread id of the calling thread (gettid(2)); the main thread's equals getpid().
 static inline int rlk_gettid(void) { return (int)syscall(SYS_gettid); }
+
+// libdispatch's run-loop bridge, exported by the toolchain's libdispatch (as CoreFoundation
+// uses it): the main queue's wake-up descriptor (an eventfd on Linux, which libdispatch writes
+// and never reads) and the call that drains the main queue. Main thread only.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *_Nullable message);
+
+#include <sys/prctl.h>
+/// Names the calling thread (PR_SET_NAME keeps the first 15 bytes).
+static inline void rlk_set_thread_name(const char *_Nonnull name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

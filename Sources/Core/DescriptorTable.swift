@@ -16,6 +16,8 @@ struct DescriptorTable {
     private var byToken: [Token: Int32] = [:]
     /// The mode whose sources are registered.
     private(set) var mode: Loop.Mode?
+    /// The dispatch main queue's descriptor, when it is watched, and its token.
+    private(set) var mainQueue: (descriptor: Int32, token: Token)?
 
     /// Makes the backend watch exactly the descriptors of `sources`, the sources of `mode`.
     ///
@@ -24,8 +26,9 @@ struct DescriptorTable {
     /// watched as the new file it now is. A failure to watch a descriptor is reported on
     /// standard error and that source is invalidated: RunLoopKit never leaves a source that
     /// silently cannot fire.
-    mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, with backend: any Backend) {
+    mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) {
         self.mode = mode
+        syncMainQueue(mainQueueDescriptor, with: backend)
         var wanted: [Int32: (interest: Interest, sources: [Loop.Source])] = [:]
         for source in sources {
             guard let (fd, interest) = source.watchedDescriptor else { continue }
@@ -51,6 +54,27 @@ struct DescriptorTable {
         }
     }
 
+    /// Watches the dispatch main queue's eventfd (main loop, common modes, outside a
+    /// main-queue drain), or stops watching it.
+    private mutating func syncMainQueue(_ descriptor: Int32?, with backend: any Backend) {
+        guard mainQueue?.descriptor != descriptor else { return }
+        if let (fd, token) = mainQueue {
+            try? backend.unregister(fd, token: token)
+            mainQueue = nil
+        }
+        guard let descriptor else { return }
+        let token = Token(rawValue: Sequence.next())
+        do {
+            try backend.register(descriptor, token: token, interest: .readable)
+            mainQueue = (descriptor, token)
+        } catch {
+            reportToStandardError("RunLoopKit: cannot watch the dispatch main queue: \(error)")
+        }
+    }
+
+    /// Whether a ready event is the dispatch main queue's.
+    func isMainQueue(_ token: Token) -> Bool { mainQueue?.token == token }
+
     /// The sources a ready event is for, or `nil` for a stale event.
     func sources(for token: Token) -> [Loop.Source]? {
         guard let fd = byToken[token], let registration = byDescriptor[fd], registration.token == token else { return nil }
@@ -60,6 +84,7 @@ struct DescriptorTable {
     /// Unregisters everything (the loop is being torn down).
     mutating func removeAll(from backend: any Backend) {
         for registration in byDescriptor.values { unregister(registration, from: backend) }
+        syncMainQueue(nil, with: backend)
         mode = nil
     }
 

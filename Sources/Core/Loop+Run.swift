@@ -39,6 +39,7 @@ extension Loop {
             }
             return .finished
         }
+        bindMainQueueIfMain()
         let entered: Bool = state.withLock { state in
             guard !state.isTornDown, state.modes[mode] != nil, !state.isEmpty(mode) else { return false }
             state.runs.append(RunRecord(mode: mode))
@@ -86,10 +87,11 @@ extension Loop {
             let woken = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
             let firedTimers = fireDueTimers(in: mode, dueBy: .now)
-            let handledSources = handleReadySources(in: mode)
-            if handledSources { run.handledSource = true }
+            let (handledSources, mainQueueReady) = handleReadySources(in: mode)
+            let drainedMainQueue = mainQueueReady && drainMainQueue()
+            if handledSources || drainedMainQueue { run.handledSource = true }
             if let woken {
-                counters.count(firedTimers ? .timer : handledSources ? .source : woken ? .woken : .idle)
+                counters.count(firedTimers ? .timer : handledSources ? .source : drainedMainQueue ? .mainQueue : woken ? .woken : .idle)
             }
         }
         counters.countPass()
@@ -186,13 +188,16 @@ extension Loop {
     /// - Returns: `nil` when the wait did not sleep; otherwise whether another thread woke it.
     private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> Bool? {
         guard let backend = local.backend else { return nil }
-        let needsSync = state.withLock { state in
-            defer { state.descriptorsChanged = false }
-            return state.descriptorsChanged || local.descriptors.mode != mode
+        let sync: (sources: [Source], mainQueue: Int32?)? = state.withLock { state in
+            let mainQueue = state.watchesMainQueue(in: mode) ? local.mainQueuePort : nil
+            guard state.descriptorsChanged || local.descriptors.mode != mode || local.descriptors.mainQueue?.descriptor != mainQueue else {
+                return nil
+            }
+            state.descriptorsChanged = false
+            return (Array((state.modes[mode]?.versionOne ?? [:]).values), mainQueue)
         }
-        if needsSync {
-            let sources = state.withLock { Array(($0.modes[mode]?.versionOne ?? [:]).values) }
-            local.descriptors.sync(sources, mode: mode, with: backend)
+        if let sync {
+            local.descriptors.sync(sync.sources, mode: mode, mainQueue: sync.mainQueue, with: backend)
         }
         let now = ContinuousClock.now
         // Deciding to sleep and publishing `isSleeping` happen under one lock, so work posted
@@ -271,10 +276,16 @@ extension Loop {
     }
 
     /// Handles the version-1 sources whose ports the last wait found ready, by order.
-    private func handleReadySources(in mode: Mode) -> Bool {
-        guard !local.events.isEmpty else { return false }
+    /// - Returns: whether a source was handled, and whether the dispatch main queue is ready.
+    private func handleReadySources(in mode: Mode) -> (handled: Bool, mainQueueReady: Bool) {
+        guard !local.events.isEmpty else { return (false, false) }
         local.readySources.removeAll(keepingCapacity: true)
+        var mainQueueReady = false
         for event in local.events {
+            if local.descriptors.isMainQueue(event.token) {
+                mainQueueReady = true
+                continue
+            }
             guard let sources = local.descriptors.sources(for: event.token) else { continue }
             for source in sources {
                 guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else { continue }
@@ -282,7 +293,7 @@ extension Loop {
             }
         }
         local.events.removeAll(keepingCapacity: true)
-        guard !local.readySources.isEmpty else { return false }
+        guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
         if local.readySources.count > 1 {
             local.readySources.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.source.sequence < $1.source.sequence }
         }
@@ -298,7 +309,7 @@ extension Loop {
             }
             handled = true
         }
-        return handled
+        return (handled, mainQueueReady)
     }
 }
 

@@ -22,6 +22,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     init(backend: any Backend, isMain: Bool) {
         self.backend = backend.kind
         self.isMain = isMain
+        state.withLock { $0.servesMainQueue = isMain }
         self.waker = backend.waker
         self.local = ThreadLocalState(backend: backend)
     }

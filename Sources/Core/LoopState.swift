@@ -82,6 +82,11 @@ struct LoopState {
     /// The version-1 sources changed since the backend was last told.
     var descriptorsChanged = true
     var isTornDown = false
+    /// This is the main thread's loop, whose common modes stand for the dispatch main queue.
+    var servesMainQueue = false
+    /// The main loop is inside `_dispatch_main_queue_callback_4CF`: a run nested in a
+    /// main-queue block cannot serve the queue.
+    var isDrainingMainQueue = false
 
     var currentMode: Loop.Mode? { runs.last?.mode }
 
@@ -99,8 +104,15 @@ struct LoopState {
 
     /// A mode is empty when it has no source, no timer and no block queued for it.
     func isEmpty(_ mode: Loop.Mode) -> Bool {
+        if watchesMainQueue(in: mode) { return false }
         if let state = modes[mode], state.hasSourcesOrTimers { return false }
         return !blocks.contains { block($0, runsIn: mode) }
+    }
+
+    /// Whether a run in `mode` serves the dispatch main queue: on the main loop, in its common
+    /// modes, except inside a main-queue drain.
+    func watchesMainQueue(in mode: Loop.Mode) -> Bool {
+        servesMainQueue && !isDrainingMainQueue && commonModes.contains(mode)
     }
 
     /// Work that must stop the loop from sleeping in `mode`.

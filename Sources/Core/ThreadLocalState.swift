@@ -11,6 +11,8 @@ final class ThreadLocalState: @unchecked Sendable {
     var readySources: [(source: Loop.Source, readiness: Readiness)] = []
     /// An empty block queue to swap in while draining; `nil` while a drain is using it.
     var spareBlocks: Deque<PendingBlock>? = Deque()
+    /// The dispatch main queue's eventfd, once the main loop has bound it.
+    var mainQueuePort: Int32?
 
     init(backend: any Backend) {
         self.backend = backend

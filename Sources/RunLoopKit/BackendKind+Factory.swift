@@ -60,3 +60,13 @@ extension Loop {
         try current(creatingWith: backend.factory)
     }
 }
+
+extension LoopThread {
+    /// Starts a thread whose loop, built on `backend`, runs until stopped.
+    ///
+    /// - Throws: ``BackendError/unavailable(_:_:)`` when the backend cannot start here, or a
+    ///   ``SystemError`` when the thread cannot.
+    public convenience init(name: String = "RunLoopKit", backend: BackendKind = .default) throws {
+        try self.init(name: name, backend: backend.factory)
+    }
+}

@@ -1,0 +1,38 @@
+import Synchronization
+
+extension Loop {
+    /// Runs the main loop until `body` returns, and returns what it returned.
+    ///
+    /// The entry point for programs that want `async` code on a run loop: keep `main`
+    /// synchronous and call this from it. `body` runs on the main actor, which the main loop
+    /// drives through the dispatch main queue, so timers, sources and `DispatchQueue.main`
+    /// blocks are served while it awaits. (An `async` `main` cannot work: Swift's async entry
+    /// point calls `dispatch_main()`, which never returns and takes the main queue away from
+    /// any run loop.)
+    ///
+    /// Must be called on the main thread, on ``Loop/main``; it traps elsewhere.
+    ///
+    /// - Parameters:
+    ///   - mode: the common mode to run in.
+    ///   - body: the async work.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    public func run<Result: Sendable>(
+        _ mode: Mode = .default,
+        _ body: @escaping @MainActor @Sendable () async throws -> Result
+    ) throws -> Result {
+        precondition(isMain, "Loop.run(_:_:) with an async body runs the main loop only; \(self) is not it")
+        precondition(commonModes.contains(mode), "Loop.run(_:_:): \(mode) is not a common mode, so the main actor cannot run in it")
+        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        Task { @MainActor in
+            let result: Swift.Result<Result, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            self.stop()
+        }
+        while true {
+            if let result = outcome.withLock({ $0 }) { return try result.get() }
+            run(mode)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+extension Loop {
+    /// Runs `block` on the loop's thread once `delay` has passed and the loop runs one of
+    /// `modes` (CFRunLoop's "perform after delay in modes").
+    ///
+    /// A one-shot timer underneath: if none of `modes` is running when it falls due, the block
+    /// waits for one of them. Safe to call from any thread.
+    ///
+    /// - Parameters:
+    ///   - delay: how long to wait at least; zero or negative means as soon as possible.
+    ///   - modes: where the block may run; ``Mode/common`` stands for the common modes.
+    ///   - block: the work.
+    /// - Returns: the timer; `invalidate()` it to cancel the block.
+    @discardableResult
+    public func perform(after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void) -> Timer {
+        // A non-negative tolerance and no interval: this cannot throw.
+        let timer = try! Timer(after: max(delay, .zero)) { _ in block() }
+        for mode in modes { add(timer, to: mode) }
+        return timer
+    }
+}

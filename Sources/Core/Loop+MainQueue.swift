@@ -1,0 +1,45 @@
+internal import CRunLoopSupport
+import Dispatch
+import Glibc
+
+extension Loop {
+    /// Binds the main loop to libdispatch's main queue, once, on the main thread: from then on
+    /// `DispatchQueue.main` (and so `@MainActor` work) is served by the main loop's runs in
+    /// common modes.
+    func bindMainQueueIfMain() {
+        guard isMain, local.mainQueuePort == nil else { return }
+        let port = _dispatch_get_main_queue_handle_4CF()
+        // A program whose async `main` already called dispatch_main() has no usable port.
+        guard port >= 0 else { return }
+        local.mainQueuePort = port
+        // Blocks queued before the binding may not have poked the eventfd: poke it once so the
+        // first pass drains them.
+        var one: UInt64 = 1
+        _ = write(port, &one, 8)
+    }
+
+    /// Drains the dispatch main queue once: the blocks queued before this call, not those
+    /// queued while it runs. Never re-entered from a run nested in a main-queue block.
+    ///
+    /// - Returns: whether it drained (false inside a drain).
+    func drainMainQueue() -> Bool {
+        guard let port = local.mainQueuePort else { return false }
+        let entered = state.withLock { state in
+            guard !state.isDrainingMainQueue else { return false }
+            state.isDrainingMainQueue = true
+            return true
+        }
+        guard entered else { return false }
+        // libdispatch writes this eventfd and never reads it: read it, or the loop spins.
+        var counter: UInt64 = 0
+        _ = read(port, &counter, 8)
+        callingOutToMainQueue()
+        state.withLock { $0.isDrainingMainQueue = false }
+        return true
+    }
+}
+
+@inline(never)
+private func callingOutToMainQueue() {
+    _dispatch_main_queue_callback_4CF(nil)
+}

@@ -1,0 +1,129 @@
+internal import CRunLoopSupport
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A thread whose loop runs until stopped: the "keep-alive thread" of run-loop lore.
+///
+/// Hand it work with ``perform(waitUntilDone:_:)``; use ``loop`` to add sources, timers and
+/// observers, or as an actor's executor. ``stop()`` (or dropping the last reference) ends the
+/// loop after every block posted before it has run, and joins the thread.
+public final class LoopThread: Sendable {
+    /// The thread's loop; safe to use from any thread as ``Loop`` allows.
+    public let loop: Loop
+
+    private let thread: Mutex<pthread_t?>
+    /// Set (on the loop's thread) by the block that ends the loop.
+    private let finished = Flag()
+    /// Posted blocks are refused once stopping began.
+    private let stopping = Atomic<Bool>(false)
+
+    /// Starts a thread and its loop, running ``Loop/Mode/default``.
+    ///
+    /// - Parameters:
+    ///   - name: the thread's name (Linux keeps the first 15 bytes).
+    ///   - factory: how to make the loop's backend (`BackendKind.factory` from `RunLoopKit`).
+    /// - Throws: what `factory` throws; ``SystemError`` when the thread cannot start.
+    public init(name: String = "RunLoopKit", backend factory: BackendFactory) throws {
+        let started = Mutex<Result<Loop, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let keepAlive = KeepAlive()
+        let finished = self.finished
+        let body: @Sendable () -> Void = {
+            rlk_set_thread_name(name)
+            do {
+                let loop = try Loop.current(creatingWith: factory)
+                // A source that never fires keeps the mode from ever being empty.
+                loop.add(keepAlive.source, to: .default)
+                started.withLock { $0 = .success(loop) }
+                ready.signal()
+                while !finished.value.load(ordering: .acquiring) { loop.run(.default) }
+                keepAlive.source.invalidate()
+            } catch {
+                started.withLock { $0 = .failure(error) }
+                ready.signal()
+            }
+        }
+        let thread = try Self.spawn(body)
+        ready.wait()
+        switch started.withLock({ $0! }) {
+        case let .success(loop):
+            self.loop = loop
+            self.thread = Mutex(thread)
+        case let .failure(error):
+            pthread_join(thread, nil)
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Queues `block` on the thread's loop (common modes).
+    ///
+    /// - Parameters:
+    ///   - waitUntilDone: return only after the block ran. Called on the loop's own thread,
+    ///     the block runs at once instead (waiting would deadlock).
+    ///   - block: the work.
+    /// - Returns: false, and the block does not run, once ``stop()`` has begun.
+    @discardableResult
+    public func perform(waitUntilDone: Bool = false, _ block: @escaping @Sendable () -> Void) -> Bool {
+        guard !stopping.load(ordering: .acquiring) else { return false }
+        guard waitUntilDone else {
+            loop.perform(block)
+            return true
+        }
+        if Loop.currentIfCreated === loop {
+            block()
+            return true
+        }
+        let done = DispatchSemaphore(value: 0)
+        loop.perform {
+            block()
+            done.signal()
+        }
+        done.wait()
+        return true
+    }
+
+    /// Ends the loop once every block posted before this call has run, and joins the thread.
+    ///
+    /// Later calls, and blocks posted afterwards, have no effect. Must not be called from the
+    /// loop's own thread (it would wait for itself); it traps there with a message.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        precondition(Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
+        let finished = self.finished
+        let loop = self.loop
+        // FIFO: this block runs after every block posted before it.
+        loop.perform {
+            finished.value.store(true, ordering: .releasing)
+            loop.stop()
+        }
+        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
+    }
+
+    private static func spawn(_ body: @escaping @Sendable () -> Void) throws(SystemError) -> pthread_t {
+        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let result = pthread_create(&thread, nil, { pointer in
+            Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue().body()
+            return nil
+        }, box)
+        guard result == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            throw SystemError("pthread_create", errno: result)
+        }
+        return thread
+    }
+}
+
+/// A flag shared with the loop's thread.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+/// A version-0 source nobody signals: it keeps a mode non-empty.
+private struct KeepAlive: Sendable {
+    let source = Loop.Source {}
+}

@@ -1,0 +1,48 @@
+import RunLoopKit
+import Testing
+
+/// The main loop drains `DispatchQueue.main` (and so `@MainActor` work) in its common modes.
+/// Each scenario runs in a child program whose synchronous `main` runs `Loop.main`
+/// (Tests/MainLoopFixture): the test runner's own main thread belongs to libdispatch.
+@Suite("Main loop and the dispatch main queue")
+struct MainLoopTests {
+    @Test("main-queue blocks run in default and custom common modes, not in a non-common mode", arguments: backends)
+    func commonModesOnly(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "modes") == [
+            "private: timedOut",
+            "block 1 in custom", "custom: handledSource",
+            "block 2 in \(Loop.Mode.default)", "default: handledSource",
+        ])
+    }
+
+    @Test("a drain runs the blocks queued before it, not those queued during it; it counts as a handled source", arguments: backends)
+    func drainSnapshot(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "drain") == [
+            "first", "second", "run: handledSource",
+            "queued during the drain", "run: handledSource",
+        ])
+    }
+
+    @Test("a run nested in a main-queue block does not serve the queue, and its common mode is empty", arguments: backends)
+    func nestedInsideDrain(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "nested") == [
+            "nested: finished", "nested timer", "nested with timer: finished",
+            "outer: handledSource", "later block", "outer: handledSource",
+        ])
+    }
+
+    @Test("@MainActor tasks run on the main loop's thread and complete", arguments: backends)
+    func mainActorTasks(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "mainactor") == ["task on main thread: true", "task resumed", "run: stopped"])
+    }
+
+    @Test("Loop.main.run { async body } runs the body on the main loop and returns its result", arguments: backends)
+    func asyncBody(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "async") == ["value 42"])
+    }
+
+    @Test("the README's program: a timer, a DispatchQueue.main block and a @MainActor task", arguments: backends)
+    func readmeExample(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "readme") == ["main queue block", "main actor task", "timer", "run: stopped"])
+    }
+}

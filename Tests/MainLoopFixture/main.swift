@@ -1,0 +1,94 @@
+// A program whose synchronous `main` runs RunLoopKit's main loop, for the conformance tests
+// that need the real main thread (the test runner's own main thread is libdispatch's).
+//
+// Usage: MainLoopFixture BACKEND SCENARIO — prints the scenario's trace, one event a line.
+import Dispatch
+import Glibc
+import RunLoopKit
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let kind = BackendKind(rawValue: arguments[1]) else {
+    trace("usage: MainLoopFixture BACKEND SCENARIO")
+    exit(2)
+}
+let loop = try Loop.current(backend: kind)
+guard loop === Loop.main else { fatalError("not the main loop") }
+
+/// Prints one trace event, unbuffered (a crash must not lose earlier lines).
+@Sendable func trace(_ event: String) {
+    let line = event + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+}
+
+/// A source that never fires, to keep a non-common mode alive.
+let keepAlive = Loop.Source {}
+
+switch arguments[2] {
+case "modes":
+    // Main-queue blocks run in the default and custom common modes, not in other modes.
+    DispatchQueue.main.async { trace("block 1 in \(loop.currentMode!)") }
+    loop.add(keepAlive, to: "private")
+    trace("private: \(loop.run("private", timeout: .milliseconds(20)))")
+    loop.addCommonMode("custom")
+    trace("custom: \(loop.run("custom", timeout: .seconds(30), returnAfterSourceHandled: true))")
+    DispatchQueue.main.async { trace("block 2 in \(loop.currentMode!)") }
+    trace("default: \(loop.run(.default, timeout: .seconds(30), returnAfterSourceHandled: true))")
+
+case "drain":
+    // One drain runs the blocks queued before it, not those they queue.
+    DispatchQueue.main.async {
+        trace("first")
+        DispatchQueue.main.async { trace("queued during the drain") }
+    }
+    DispatchQueue.main.async { trace("second") }
+    trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+    trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+
+case "nested":
+    // A run nested in a main-queue block cannot serve the queue: its common mode is empty.
+    DispatchQueue.main.async {
+        DispatchQueue.main.async { trace("later block") }
+        trace("nested: \(loop.run(timeout: .seconds(30)))")
+        loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in trace("nested timer") }, to: .default)
+        trace("nested with timer: \(loop.run(timeout: .seconds(30)))")
+    }
+    trace("outer: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+    trace("outer: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+
+case "mainactor":
+    // @MainActor tasks run on the main loop, with timers and main-queue blocks.
+    Task { @MainActor in
+        trace("task on main thread: \(Loop.currentIfCreated === loop)")
+        await Task.yield()
+        trace("task resumed")
+        loop.stop()
+    }
+    trace("run: \(loop.run(timeout: .seconds(30)))")
+
+case "async":
+    // Loop.main.run { async body } returns the body's result once it finishes.
+    let value = try loop.run {
+        try await Task.sleep(for: .milliseconds(2))
+        let timerFired = await withCheckedContinuation { continuation in
+            loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in continuation.resume(returning: true) }, to: .default)
+        }
+        return timerFired ? 42 : 0
+    }
+    trace("value \(value)")
+
+case "readme":
+    // The README's example: a timer, a DispatchQueue.main block and a @MainActor task.
+    let timer = try Loop.Timer(after: .milliseconds(5)) { _ in trace("timer") }
+    loop.add(timer, to: .default)
+    DispatchQueue.main.async { trace("main queue block") }
+    Task { @MainActor in
+        trace("main actor task")
+        try await Task.sleep(for: .milliseconds(20))
+        loop.stop()
+    }
+    trace("run: \(loop.run())")
+
+default:
+    trace("unknown scenario \(arguments[2])")
+    exit(2)
+}
