@@ -162,12 +162,14 @@ extension Loop {
 
     /// Performs the signalled version-0 sources of `mode` by order, then first signal.
     private func performSignalledSources(in mode: Mode, onlyFirst: Bool) -> Bool {
-        let ready: [Source] = state.withLock { state in
-            guard !state.signalled.isEmpty else { return [] }
-            state.signalled.removeAll { !$0.isValid || !$0.isSignalled }
-            guard let modeState = state.modes[mode] else { return [] }
-            return state.signalled.filter { modeState.contains($0) }
+        let (ready, pruned): ([Source], [Source]) = state.withLock { state in
+            guard !state.signalled.isEmpty else { return ([], []) }
+            let pruned = state.signalled.filter { !$0.isValid || !$0.isSignalled }
+            if !pruned.isEmpty { state.signalled.removeAll { !$0.isValid || !$0.isSignalled } }
+            guard let modeState = state.modes[mode] else { return ([], pruned) }
+            return (state.signalled.filter { modeState.contains($0) }, pruned)
         }
+        _ = pruned // Released here, with no lock held.
         guard !ready.isEmpty else { return false }
         let ordered = ready.map { ($0, $0.signalStamp.load(ordering: .acquiring)) }
             .sorted { $0.0.order != $1.0.order ? $0.0.order < $1.0.order : $0.1 < $1.1 }
@@ -202,10 +204,15 @@ extension Loop {
         let now = ContinuousClock.now
         // Deciding to sleep and publishing `isSleeping` happen under one lock, so work posted
         // from another thread either is seen here or finds the loop asleep and wakes it.
+        var discarded: [Timer] = []
         let timeout: Duration? = state.withLock { state in
-            if polls || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .zero }
+            // This wait consumes every wakeUp posted before it.
+            defer { state.wakeRequested = false }
+            // Sources added since the sync above must be registered before sleeping: poll, and
+            // the next pass syncs them.
+            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .zero }
             var deadline = runDeadline
-            if let timerDeadline = state.modes[mode]?.timerDeadline() {
+            if let timerDeadline = state.modes[mode]?.timerDeadline(discarded: &discarded) {
                 deadline = deadline.map { min($0, timerDeadline) } ?? timerDeadline
             }
             let timeout = deadline.map { max(.zero, $0 - now) }
@@ -215,6 +222,7 @@ extension Loop {
             state.sleepDeadline = deadline
             return timeout
         }
+        discarded.removeAll() // Released with no lock held.
         do {
             try backend.wait(timeout: timeout, into: &local.events)
         } catch {
@@ -226,7 +234,6 @@ extension Loop {
             state.isSleeping = false
             state.wakePosted = false
             state.sleepDeadline = nil
-            state.wakeRequested = false
             return slept ? woken : nil
         }
     }
@@ -237,11 +244,13 @@ extension Loop {
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
         var fired = false
+        var discarded: [Timer] = []
         while let (timer, generation) = state.withLock({ state in
-            state.modes[mode]?.popDueTimer(notAfter: limit)
+            state.modes[mode]?.popDueTimer(notAfter: limit, discarded: &discarded)
         }) {
             if fire(timer, armedAs: generation) { fired = true }
         }
+        discarded.removeAll() // Released here, with no lock held.
         return fired
     }
 

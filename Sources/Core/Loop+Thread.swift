@@ -86,6 +86,7 @@ extension Loop {
 
     /// Releases everything the loop holds when its thread exits.
     func tearDown() {
+        var retired: LoopState?
         let (sources, timers, observers): ([Source: [Mode]], [Timer], [Observer]) = state.withLock { state in
             state.isTornDown = true
             var sources: [Source: [Mode]] = [:]
@@ -97,10 +98,15 @@ extension Loop {
                 timers.formUnion(modeState.timers.values)
                 observers.formUnion(modeState.observers)
             }
-            state = LoopState()
-            state.isTornDown = true
+            // Swap the old state out so that what it holds is released after unlocking.
+            var old = LoopState()
+            old.isTornDown = true
+            swap(&state, &old)
+            retired = old
             return (sources, Array(timers), Array(observers))
         }
+        // Released here, with no lock held.
+        withExtendedLifetime(retired) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }

@@ -23,8 +23,9 @@ extension Loop {
         /// Among timers due at the same instant, lower orders fire first.
         public let order: Int
         let handler: @Sendable (Timer) -> Void
-        /// Ties between equal instants and orders: earlier-made timers first.
-        let sequence = Sequence.next()
+        /// Ties between equal instants and orders: the timer added to its loop first fires
+        /// first. Set when the timer is first added.
+        let addSequence = Atomic<UInt64>(0)
 
         let state: Mutex<State>
         let valid = Atomic<Bool>(true)

@@ -65,7 +65,13 @@ public final class Loop: Sendable, CustomStringConvertible {
         // Queued outside the loop's lock (a timer's lock comes first); a re-arm racing with
         // this already sees the timer in the mode and queues its own, newer entry.
         for timer in timers { timer.queueCurrentArming(in: mode, of: self) }
-        for source in sources { source.scheduleCallback?(self, mode) }
+        for source in sources {
+            // The source is in this loop now, whatever it was before: signal and invalidate
+            // must find it. An invalidate that raced with us is finished here.
+            source.loops.withLock { $0[ObjectIdentifier(self)] = WeakLoop(loop: self) }
+            if !source.isValid { detach(source) }
+            source.scheduleCallback?(self, mode)
+        }
     }
 
     // MARK: - Sources
@@ -145,21 +151,26 @@ public final class Loop: Sendable, CustomStringConvertible {
             }
             timerState.isBound = true
             timerState.loop = WeakLoop(loop: self)
-            if !timerState.isFiring, timerState.fireInstant < .now {
-                // Clamping re-anchors a repeating timer's grid here; older queue entries are stale.
-                timerState.fireInstant = .now
-                timer.generation.add(1, ordering: .acquiringAndReleasing)
+            if timer.addSequence.load(ordering: .relaxed) == 0 {
+                timer.addSequence.store(Sequence.next(), ordering: .relaxed)
             }
-            let generation = timer.generation.load(ordering: .acquiring)
-            let (instant, tolerance, isFiring) = (timerState.fireInstant, timerState.tolerance, timerState.isFiring)
             return state.withLock { state in
                 guard !state.isTornDown else { return false }
+                let id = ObjectIdentifier(timer)
+                // Clamped only when it first joins this loop's modes: a timer already queued
+                // and overdue is simply due. Clamping re-anchors a repeating timer's grid.
+                if !timerState.isFiring, timerState.fireInstant < .now, !state.modes.values.contains(where: { $0.timers[id] != nil }) {
+                    timerState.fireInstant = .now
+                    timer.generation.add(1, ordering: .acquiringAndReleasing)
+                }
+                let generation = timer.generation.load(ordering: .acquiring)
+                let (instant, tolerance) = (timerState.fireInstant, timerState.tolerance)
                 if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
                 var wake = false
                 for target in state.targets(of: mode) {
-                    guard state.modes[target, default: ModeState()].timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil else { continue }
+                    guard state.modes[target, default: ModeState()].timers.updateValue(timer, forKey: id) == nil else { continue }
                     // A firing timer is queued again by the loop when its callback returns.
-                    if !isFiring {
+                    if !timerState.isFiring {
                         state.modes[target]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
                     }
                     if state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {

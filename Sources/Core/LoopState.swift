@@ -16,15 +16,15 @@ struct ModeState {
     }
 
     /// The first live timer due at or before `limit`, removed from the queue.
-    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant) -> (Loop.Timer, UInt64)? {
+    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant, discarded: inout [Loop.Timer]) -> (Loop.Timer, UInt64)? {
         let timers = self.timers
-        return timerQueue.popDue(notAfter: limit) { ModeState.isLive($0, $1, in: timers) }
+        return timerQueue.popDue(notAfter: limit, discarded: &discarded) { ModeState.isLive($0, $1, in: timers) }
     }
 
     /// When the loop must wake to serve this mode's timers within their tolerances.
-    mutating func timerDeadline() -> ContinuousClock.Instant? {
+    mutating func timerDeadline(discarded: inout [Loop.Timer]) -> ContinuousClock.Instant? {
         let timers = self.timers
-        return timerQueue.earliestDeadline { ModeState.isLive($0, $1, in: timers) }
+        return timerQueue.earliestDeadline(discarded: &discarded) { ModeState.isLive($0, $1, in: timers) }
     }
 
     /// Whether a queue entry for `timer` armed as `generation` still stands.

@@ -41,15 +41,19 @@ struct TimerQueue {
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
-        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.sequence, generation: generation, timer: timer))
+        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), generation: generation, timer: timer))
         byDeadline.insert(Deadline(deadline: instant + tolerance, generation: generation, timer: timer))
     }
 
     /// Removes and returns the first live timer due at or before `limit`.
-    mutating func popDue(notAfter limit: ContinuousClock.Instant, isLive: (Loop.Timer, UInt64) -> Bool) -> (Loop.Timer, UInt64)? {
+    ///
+    /// Stale entries met on the way are moved to `discarded`: the caller releases them after
+    /// unlocking, because the last reference to a timer may be in one and its deinit may call
+    /// back into the loop.
+    mutating func popDue(notAfter limit: ContinuousClock.Instant, discarded: inout [Loop.Timer], isLive: (Loop.Timer, UInt64) -> Bool) -> (Loop.Timer, UInt64)? {
         while let top = byInstant.min {
             guard isLive(top.timer, top.generation) else {
-                byInstant.removeMin()
+                discarded.append(byInstant.removeMin().timer)
                 continue
             }
             guard top.instant <= limit else { return nil }
@@ -60,8 +64,9 @@ struct TimerQueue {
     }
 
     /// The latest instant the loop may wake and still serve every timer within its tolerance.
-    mutating func earliestDeadline(isLive: (Loop.Timer, UInt64) -> Bool) -> ContinuousClock.Instant? {
-        while let top = byDeadline.min, !isLive(top.timer, top.generation) { byDeadline.removeMin() }
+    /// Stale entries met on the way are moved to `discarded`, as in ``popDue``.
+    mutating func earliestDeadline(discarded: inout [Loop.Timer], isLive: (Loop.Timer, UInt64) -> Bool) -> ContinuousClock.Instant? {
+        while let top = byDeadline.min, !isLive(top.timer, top.generation) { discarded.append(byDeadline.removeMin().timer) }
         return byDeadline.min?.deadline
     }
 

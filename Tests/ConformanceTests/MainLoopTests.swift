@@ -43,6 +43,11 @@ struct MainLoopTests {
 
     @Test("the README's program: a timer, a DispatchQueue.main block and a @MainActor task", arguments: backends)
     func readmeExample(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "readme") == ["main queue block", "main actor task", "timer", "run: stopped"])
+        let lines = try runMainLoopFixture(backend, "readme")
+        // The timer may fall due before or after the first drain on a loaded machine; the
+        // queue's blocks keep their FIFO order.
+        #expect(Set(lines.prefix(3)) == ["main queue block", "main actor task", "timer"])
+        #expect(lines.filter { $0 != "timer" }.prefix(2) == ["main queue block", "main actor task"])
+        #expect(lines.dropFirst(3) == ["run: stopped"])
     }
 }

@@ -166,4 +166,21 @@ struct ModeTests {
         }
         #expect(trace.all == ["block"])
     }
+
+    @Test("a common source removed from .default still joins a mode made common later, fully", arguments: backends)
+    func commonSourceAfterRemoval(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let found = try await onLoopThread(backend) { loop in
+            let source = Loop.Source(cancel: { _, mode in trace("cancel \(mode)") }) { trace("performed in \(loop.currentMode!)") }
+            loop.add(source, to: .common)
+            loop.remove(source, from: .default)
+            loop.addCommonMode("x")
+            source.signal()
+            loop.run("x", timeout: .zero)
+            source.invalidate()
+            return loop.contains(source, in: "x")
+        }
+        #expect(!found)
+        #expect(trace.all == ["cancel \(Loop.Mode.default)", "performed in x", "cancel x"])
+    }
 }

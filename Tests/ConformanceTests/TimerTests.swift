@@ -43,37 +43,34 @@ struct TimerTests {
 
     @Test("a repeating timer that missed instants fires once, then moves to the next grid instant in the future", arguments: backends)
     func missedFiresSkipped(_ backend: BackendKind) async throws {
-        let (fires, nextOnGrid, nextInFuture) = try await onLoopThread(backend) { loop in
+        let (fires, next, returned, anchor) = try await onLoopThread(backend) { loop in
             let interval = Duration.milliseconds(2)
-            let anchor = ContinuousClock.now + .milliseconds(1)
             let count = Atomic<Int>(0)
-            let verdict = Mutex<(Bool, Bool)>((false, false))
-            let timer = try Loop.Timer(fireAt: anchor, interval: interval) { timer in
+            let observed = Mutex<(next: ContinuousClock.Instant, returned: ContinuousClock.Instant)?>(nil)
+            let anchorRef = Mutex<ContinuousClock.Instant?>(nil)
+            let timer = try Loop.Timer(after: .milliseconds(1), repeating: interval) { timer in
                 let n = count.add(1, ordering: .relaxed).newValue
                 if n == 1 {
+                    anchorRef.withLock { $0 = timer.nextFireInstant }
                     // Busy the loop's thread across several instants.
                     let busyUntil = ContinuousClock.now + .milliseconds(15)
                     while ContinuousClock.now < busyUntil {}
+                    let returned = ContinuousClock.now
+                    loop.perform { observed.withLock { $0 = (timer.nextFireInstant, returned) } }
                 } else {
-                    loop.stop()
+                    timer.invalidate()
                 }
             }
             loop.add(timer, to: .default)
-            let check = Loop.Observer(activities: .beforeWaiting) { observer, _ in
-                guard count.load(ordering: .relaxed) == 1 else { return }
-                let next = timer.nextFireInstant
-                verdict.withLock { $0 = ((next - anchor).nanosecondsClampedToZero % 2_000_000 == 0, next > .now) }
-                observer.invalidate()
-            }
-            loop.add(check, to: .default)
             loop.run(timeout: generousDeadline)
-            timer.invalidate()
-            let (onGrid, inFuture) = verdict.withLock { $0 }
-            return (count.load(ordering: .relaxed), onGrid, inFuture)
+            let seen = observed.withLock { $0! }
+            return (count.load(ordering: .relaxed), seen.next, seen.returned, anchorRef.withLock { $0! })
         }
         #expect(fires == 2)
-        #expect(nextOnGrid)
-        #expect(nextInFuture)
+        // On the original grid, after the callback returned: the missed instants were skipped.
+        #expect((next - anchor).nanosecondsClampedToZero % 2_000_000 == 0)
+        #expect(next > returned)
+        #expect(next - anchor >= .milliseconds(16))
     }
 
     @Test("due timers fire in instant order, ties by order, then by when they were added", arguments: backends)
@@ -317,4 +314,58 @@ struct TimerTests {
         #expect(result == .finished)
         #expect(trace.all == [])
     }
+
+    @Test("a timer added to a second mode after it fell due still fires in its first mode", arguments: backends)
+    func addToSecondModeWhenOverdue(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop in
+            let timer = try Loop.Timer(after: .microseconds(100)) { _ in trace("fired in \(loop.currentMode!)") }
+            loop.add(timer, to: "A")
+            let overdue = ContinuousClock.now + .milliseconds(1)
+            while ContinuousClock.now < overdue {}
+            loop.add(timer, to: "B")
+            loop.add(timer, to: "A") // Adding again has no effect.
+            return loop.run("A", timeout: generousDeadline)
+        }
+        #expect(result == .finished)
+        #expect(trace.all == ["fired in A"])
+    }
+
+    @Test("timers due at the same instant with the same order fire in the order they were added, not made", arguments: backends)
+    func tiesByAddOrder(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        try await onLoopThread(backend) { loop in
+            let instant = ContinuousClock.now + .milliseconds(1)
+            let madeFirst = try Loop.Timer(fireAt: instant) { _ in trace("made first, added second") }
+            let madeSecond = try Loop.Timer(fireAt: instant) { _ in trace("made second, added first") }
+            loop.add(madeSecond, to: .default)
+            loop.add(madeFirst, to: .default)
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(trace.all == ["made second, added first", "made first, added second"])
+    }
+
+    @Test("a timer freed by the loop may call back into the loop from its deinit", arguments: backends)
+    func deinitCallsIntoLoop(_ backend: BackendKind) async throws {
+        let victimValid = try await onLoopThread(backend) { loop in
+            let victim = Loop.Source {}
+            loop.add(victim, to: .default)
+            do {
+                let helper = InvalidatesOnDeinit(victim)
+                let timer = try Loop.Timer(after: .seconds(3600)) { _ in _ = helper }
+                loop.add(timer, to: .default)
+                timer.invalidate() // Its queue entries now hold the last reference.
+            }
+            loop.run(timeout: .milliseconds(1))
+            return victim.isValid
+        }
+        #expect(!victimValid)
+    }
+}
+
+/// Invalidates a source when freed: a deinit that calls into a loop.
+private final class InvalidatesOnDeinit: Sendable {
+    let source: Loop.Source
+    init(_ source: Loop.Source) { self.source = source }
+    deinit { source.invalidate() }
 }
