@@ -261,6 +261,7 @@ extension Loop {
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else { return nil }
             state.isFiring = true
             state.instantSetWhileFiring = nil
+            state.instantSetElsewhere = false
             // Every queued entry of this timer, in every mode, is now stale: nested runs skip it.
             timer.generation.add(1, ordering: .acquiringAndReleasing)
             return state.fireInstant
@@ -274,7 +275,11 @@ extension Loop {
             guard timer.isValid, let interval = timer.interval else { return nil }
             let now = ContinuousClock.now
             var next = served.nextOnGrid(every: interval, after: now)
-            if let requested = state.instantSetWhileFiring { next = max(next, max(requested, now)) }
+            if let requested = state.instantSetWhileFiring {
+                // Inside the callback a later instant wins over the advance; from another
+                // thread it is a re-arm like any other (a past instant means now).
+                next = state.instantSetElsewhere ? max(requested, now) : max(next, max(requested, now))
+            }
             state.fireInstant = next
             return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
         }

@@ -61,6 +61,9 @@ extension Loop {
 
     private static let mainLoop = Mutex<Loop?>(nil)
 
+    /// The loop bound to the calling thread, without binding or creating one.
+    static var currentIfBound: Loop? { ThreadBinding.bound }
+
     /// Gives `body` this loop's backend, for code that adds its own events to it (for
     /// example a libevent `event_base`).
     ///

@@ -16,6 +16,8 @@ extension Loop {
             var isFiring = false
             /// A next-fire instant set while the callback runs; applied when it returns.
             var instantSetWhileFiring: ContinuousClock.Instant?
+            /// It was set from another thread: a plain re-arm, which wins whatever its value.
+            var instantSetElsewhere = false
         }
 
         /// The repeat interval; `nil` for a one-shot timer.
@@ -87,6 +89,7 @@ extension Loop {
             set { rearm { state in
                 if state.isFiring {
                     state.instantSetWhileFiring = newValue
+                    state.instantSetElsewhere = Loop.currentIfBound !== state.loop.loop
                     return false
                 }
                 state.fireInstant = max(newValue, .now)

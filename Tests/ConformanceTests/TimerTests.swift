@@ -345,6 +345,33 @@ struct TimerTests {
         #expect(trace.all == ["made second, added first", "made first, added second"])
     }
 
+    @Test("a next instant set from another thread while the callback runs re-arms the timer, even if earlier", arguments: backends)
+    func setFromAnotherThreadWhileFiring(_ backend: BackendKind) async throws {
+        let gap = try await onLoopThread(backend) { loop in
+            let served = Mutex<[ContinuousClock.Instant]>([])
+            let timer = try Loop.Timer(after: .zero, repeating: .seconds(10)) { timer in
+                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                if count == 1 {
+                    let set = Latch()
+                    try? spawnThread {
+                        timer.nextFireInstant = .now + .milliseconds(50)
+                        set.open()
+                    }
+                    set.wait()
+                } else {
+                    timer.invalidate()
+                }
+            }
+            loop.add(timer, to: .default)
+            loop.run(timeout: generousDeadline)
+            let instants = served.withLock { $0 }
+            return instants[1] - instants[0]
+        }
+        // Not the automatic advance of ten seconds: the re-arm from the other thread won.
+        #expect(gap < .seconds(5))
+        #expect(gap >= .milliseconds(50))
+    }
+
     @Test("a timer freed by the loop may call back into the loop from its deinit", arguments: backends)
     func deinitCallsIntoLoop(_ backend: BackendKind) async throws {
         let victimValid = try await onLoopThread(backend) { loop in
