@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import RunLoopKit
+
+/// `runloopkit-bench`: measures every backend of the build against CoreFoundation and the
+/// syscall floor, in one process run. See Benchmarks/README.md for each scenario's method.
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "runloopkit-bench",
+        abstract: "Benchmarks RunLoopKit's backends against CoreFoundation's run loop and the bare syscalls.",
+        discussion: "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
+    )
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).")
+    var scenarios: [String] = ScenarioName.allCases.map(\.rawValue)
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, floor (default: all).")
+    var subjects: [String] = Subject.all.map(\.description)
+
+    @Flag(name: .long, help: "Small sample counts: the whole run takes under 30 s.")
+    var quick = false
+
+    @Option(name: .long, help: "wake: samples after warm-up (default 20000; quick 1000).")
+    var samples: Int?
+
+    @Option(name: .long, help: "wake: warm-up posts (default 1000; quick 100).")
+    var warmup: Int?
+
+    @Option(name: .long, help: "timer: one-shot samples (default 2000; quick 200).")
+    var timerSamples: Int?
+
+    @Option(name: .long, help: "throughput: blocks per run (default 1000000; quick 200000).")
+    var blocks: Int?
+
+    @Option(name: .long, help: "scale: timers (default 1000000; quick 100000).")
+    var timers: Int?
+
+    @Option(name: .long, help: "scale: descriptor sources (default 10000).")
+    var descriptors: Int?
+
+    @Option(name: .long, help: "Seed of every random gap, delay and phase.")
+    var seed: UInt64 = 0x5EED_2026
+
+    @Flag(name: .long, help: "Print JSON on standard output instead of the tables.")
+    var json = false
+
+    @Option(name: .long, help: "Write a percentile plot of every latency distribution to this SVG file.")
+    var svg: String?
+
+    func validate() throws {
+        for name in scenarios where ScenarioName(rawValue: name) == nil {
+            throw ValidationError("unknown scenario '\(name)'; known: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        for name in subjects where Subject(name: name) == nil {
+            throw ValidationError("unknown subject '\(name)'; this build has: \(Subject.all.map(\.description).joined(separator: ", "))")
+        }
+        for (name, value) in [("samples", samples), ("warmup", warmup), ("timer-samples", timerSamples), ("blocks", blocks), ("timers", timers), ("descriptors", descriptors)] {
+            if let value, value < (name == "warmup" ? 0 : 1) { throw ValidationError("--\(name) must be positive, not \(value)") }
+        }
+    }
+
+    func run() throws {
+        var settings = quick ? Settings.quick : Settings()
+        settings.seed = seed
+        settings.subjects = Subject.all.filter { subject in subjects.contains { Subject(name: $0) == subject } }
+        if let samples { settings.wakeSamples = samples }
+        if let warmup { settings.wakeWarmup = warmup }
+        if let timerSamples { settings.timerSamples = timerSamples }
+        if let blocks { settings.blocks = blocks }
+        if let timers { settings.scaleTimers = max(timers, 10) }
+        if let descriptors { settings.scaleDescriptors = descriptors }
+
+        let context = Context(settings: settings, results: Results(), progress: Progress())
+        let machine = Machine.current
+        let started = Date()
+        for name in ScenarioName.allCases where scenarios.contains(name.rawValue) {
+            switch name {
+            case .wake: WakeScenario(context: context).run()
+            case .timer: TimerScenario(context: context).run()
+            case .throughput: ThroughputScenario(context: context).run()
+            case .idle: IdleScenario(context: context).run()
+            case .coalescing: CoalescingScenario(context: context).run()
+            case .scale: ScaleScenario(context: context).run()
+            }
+        }
+        context.progress.finish()
+        let seconds = Date().timeIntervalSince(started)
+
+        if json {
+            print(try JSONReport.render(context.results, machine: machine, settings: settings, seconds: seconds))
+        } else {
+            print("RunLoopKit benchmark — \(machine.summary); \(quick ? "quick" : "full") run, seed \(seed), \(String(format: "%.1f", seconds)) s")
+            print(Table.render(context.results))
+            print(Targets.render(context.results))
+        }
+        if let svg {
+            let title = "RunLoopKit latency percentiles — \(machine.summary)"
+            try SVGPlot.render(context.results, title: title).write(toFile: svg, atomically: true, encoding: .utf8)
+            FileHandle.standardError.write(Data("wrote \(svg)\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CoreFoundation
+import Foundation
+import RunLoopKit
+
+/// **timer** — how late a timer fires, and how steady a repeating one is.
+///
+/// one-shot: on the loop thread, a one-shot timer for now + d (d seeded, uniform 1–5 ms,
+/// tolerance zero); its callback records lateness = callback time − requested instant and arms
+/// the next. Negative lateness (an early fire) is counted and reported, never hidden.
+/// repeating: a 1 ms repeating timer for 2 s; each sample is |interval between callbacks − 1 ms|.
+struct TimerScenario {
+    let context: Context
+
+    func run() {
+        let settings = context.settings
+        let delays = SplitMix64.draws(settings.timerSamples, in: 1_000_000...5_000_000, seed: settings.seed, stream: 2)
+        for subject in settings.subjects {
+            context.progress.show("timer/one-shot · \(subject)")
+            switch subject {
+            case let .kit(kind):
+                record(subject.description) { try kitOneShot(kind, delays: delays) }
+            case .coreFoundation:
+                record(subject.description) { cfOneShot(delays: delays) }
+            case .floor:
+                for floor in TimerFloor.available {
+                    context.progress.show("timer/one-shot · \(floor.rawValue)")
+                    record(floor.rawValue) { floor.lateness(delays: delays) }
+                }
+            }
+        }
+        let interval: UInt64 = 1_000_000
+        for subject in settings.subjects {
+            context.progress.show("timer/repeating-1ms · \(subject)")
+            let variant = "repeating-1ms"
+            do {
+                let recorder: Recorder = switch subject {
+                case let .kit(kind): try kitRepeating(kind, interval: interval, seconds: settings.repeatingSeconds)
+                case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
+                case .floor: TimerFloor.periodicJitter(interval: interval, seconds: settings.repeatingSeconds)
+                }
+                context.results.add(latency: recorder, scenario: "timer", variant: variant, subject: subject == .floor ? "floor-timerfd" : subject.description,
+                                    note: "|interval − 1 ms|")
+            } catch {
+                context.results.skip(scenario: "timer", variant: variant, subject: subject.description, why: "\(error)")
+            }
+        }
+    }
+
+    private func record(_ subject: String, _ body: () throws -> Recorder) {
+        do {
+            context.results.add(latency: try body(), scenario: "timer", variant: "one-shot", subject: subject, note: "lateness")
+        } catch {
+            context.results.skip(scenario: "timer", variant: "one-shot", subject: subject, why: "\(error)")
+        }
+    }
+
+    // MARK: RunLoopKit
+
+    /// Arms the timers one after another on the loop thread; owned by that thread while armed.
+    private final class KitChain: @unchecked Sendable {
+        let loop: Loop
+        let delays: [UInt64]
+        let done = Probe()
+        var recorder = Recorder()
+
+        init(loop: Loop, delays: [UInt64]) {
+            self.loop = loop
+            self.delays = delays
+        }
+
+        func arm(_ index: Int) {
+            guard index < delays.count else { return done.signal() }
+            let requested = ContinuousClock.now + .nanoseconds(delays[index])
+            let timer = try! Loop.Timer(fireAt: requested, tolerance: .zero) { [self] _ in
+                recorder.record(signed: (ContinuousClock.now - requested).nanoseconds)
+                arm(index + 1)
+            }
+            loop.add(timer, to: .default)
+        }
+    }
+
+    private func kitOneShot(_ kind: BackendKind, delays: [UInt64]) throws -> Recorder {
+        let host = try KitHost.start(kind)
+        let chain = KitChain(loop: host.loop, delays: delays)
+        host.loop.perform { chain.arm(0) }
+        _ = chain.done.wait()
+        host.stop()
+        return chain.recorder
+    }
+
+    private func kitRepeating(_ kind: BackendKind, interval: UInt64, seconds: Double) throws -> Recorder {
+        let jitter = Owned(Jitter(interval: interval, seconds: seconds))
+        let done = Probe()
+        let host = try KitHost.start(kind) { loop in
+            let timer = try Loop.Timer(after: .nanoseconds(interval), repeating: .nanoseconds(interval), tolerance: .zero) { timer in
+                if jitter.value.tick() { timer.invalidate(); done.signal() }
+            }
+            loop.add(timer, to: .default)
+        }
+        _ = done.wait()
+        host.stop()
+        return jitter.value.recorder
+    }
+
+    // MARK: CoreFoundation
+
+    /// The CF version of the chain. CF takes a `CFAbsoluteTime` fire date (wall-clock seconds
+    /// as a Double); lateness is measured on CLOCK_MONOTONIC from the instant we asked for,
+    /// read just before the date is computed (a bias against CF well under 1 µs).
+    private final class CFChain: @unchecked Sendable {
+        let loop: CFLoop
+        let delays: [UInt64]
+        let done = Probe()
+        var recorder = Recorder()
+
+        init(loop: CFLoop, delays: [UInt64]) {
+            self.loop = loop
+            self.delays = delays
+        }
+
+        func arm(_ index: Int) {
+            guard index < delays.count else { return done.signal() }
+            let requested = Time.now() + delays[index]
+            let fireDate = CFAbsoluteTimeGetCurrent() + Double(delays[index]) / 1e9
+            let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, fireDate, 0, 0, 0) { [self] _ in
+                recorder.record(signed: Int64(bitPattern: Time.now() &- requested))
+                arm(index + 1)
+            }
+            CFRunLoopAddTimer(loop.ref, timer, CFLoop.mode)
+        }
+    }
+
+    private func cfOneShot(delays: [UInt64]) -> Recorder {
+        let host = CFHost.start()
+        let chain = CFChain(loop: host.loop, delays: delays)
+        host.loop.perform { chain.arm(0) }
+        _ = chain.done.wait()
+        host.stop()
+        return chain.recorder
+    }
+
+    private func cfRepeating(interval: UInt64, seconds: Double) -> Recorder {
+        let jitter = Owned(Jitter(interval: interval, seconds: seconds))
+        let done = Probe()
+        let host = CFHost.start { loop in
+            let seconds = Double(interval) / 1e9
+            let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + seconds, seconds, 0, 0) { timer in
+                if jitter.value.tick() { CFRunLoopTimerInvalidate(timer); done.signal() }
+            }
+            CFRunLoopAddTimer(loop.ref, timer, CFLoop.mode)
+        }
+        _ = done.wait()
+        host.stop()
+        return jitter.value.recorder
+    }
+}
+
+/// Records |gap between ticks − interval| until `seconds` have passed since the first tick.
+struct Jitter {
+    let interval: UInt64
+    let seconds: Double
+    var recorder = Recorder()
+    private var start: UInt64 = 0
+    private var last: UInt64 = 0
+
+    init(interval: UInt64, seconds: Double) {
+        self.interval = interval
+        self.seconds = seconds
+    }
+
+    /// Call from each callback; true when the run is over.
+    mutating func tick() -> Bool {
+        let now = Time.now()
+        if last == 0 {
+            start = now
+        } else {
+            recorder.record(nanoseconds: UInt64(abs(Int64(bitPattern: now &- last) - Int64(interval))))
+        }
+        last = now
+        return Double(now - start) / 1e9 >= seconds
+    }
+}

@@ -1,0 +1,27 @@
+import RunLoopKit
+
+/// What a scenario measures: a RunLoopKit backend, or one of the two references.
+enum Subject: Hashable, Sendable, CustomStringConvertible {
+    /// A RunLoopKit loop on the given backend.
+    case kit(BackendKind)
+    /// Foundation's CoreFoundation run loop on Linux.
+    case coreFoundation
+    /// The same scenario written directly on the system calls: the lower bound.
+    case floor
+
+    var description: String {
+        switch self {
+        case let .kit(kind): kind.rawValue
+        case .coreFoundation: "cf"
+        case .floor: "floor"
+        }
+    }
+
+    /// Every subject this build can measure: the build's backends, then the references.
+    static var all: [Subject] { BackendKind.allCases.map(Subject.kit) + [.coreFoundation, .floor] }
+
+    init?(name: String) {
+        guard let subject = Subject.all.first(where: { $0.description == name.lowercased() }) else { return nil }
+        self = subject
+    }
+}
