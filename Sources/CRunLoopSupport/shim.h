@@ -16,3 +16,8 @@ extern void _dispatch_main_queue_callback_4CF(void *_Nullable message);
 #include <sys/prctl.h>
 /// Names the calling thread (PR_SET_NAME keeps the first 15 bytes).
 static inline void rlk_set_thread_name(const char *_Nonnull name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/// The calling thread's timer slack in nanoseconds (PR_GET_TIMERSLACK).
+static inline unsigned long rlk_get_timer_slack(void) { return (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0); }
+/// Sets the calling thread's timer slack; 0 would mean "the default", so use 1 for the least.
+static inline void rlk_set_timer_slack(unsigned long nanoseconds) { (void)prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0); }

@@ -204,25 +204,30 @@ extension Loop {
         let now = ContinuousClock.now
         // Deciding to sleep and publishing `isSleeping` happen under one lock, so work posted
         // from another thread either is seen here or finds the loop asleep and wakes it.
-        var discarded: [Timer] = []
-        let timeout: Duration? = state.withLock { state in
+        let (timeout, isExact): (Duration?, Bool) = state.withLock { state in
             // This wait consumes every wakeUp posted before it.
             defer { state.wakeRequested = false }
             // Sources added since the sync above must be registered before sleeping: poll, and
             // the next pass syncs them.
-            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .zero }
+            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return (.zero, false) }
             var deadline = runDeadline
-            if let timerDeadline = state.modes[mode]?.timerDeadline(discarded: &discarded) {
-                deadline = deadline.map { min($0, timerDeadline) } ?? timerDeadline
+            var isExact = false
+            if let timer = state.modes[mode]?.timerDeadline(), deadline.map({ timer.instant <= $0 }) ?? true {
+                deadline = timer.instant
+                isExact = timer.isExact
             }
             let timeout = deadline.map { max(.zero, $0 - now) }
             // A zero timeout does not sleep, so nothing needs to wake it.
             state.isSleeping = timeout != .zero
             state.wakePosted = false
             state.sleepDeadline = deadline
-            return timeout
+            return (timeout, isExact && timeout != .zero)
         }
-        discarded.removeAll() // Released with no lock held.
+        // Linux lets a timed sleep overrun by the thread's timer slack (50 µs by default): a
+        // wait for a timer without tolerance runs with the least slack, restored afterwards.
+        // Timers with a tolerance keep the slack, which lets the kernel coalesce wakeups.
+        if isExact { local.timerSlack.tighten() }
+        defer { if isExact { local.timerSlack.restore() } }
         do {
             try backend.wait(timeout: timeout, into: &local.events)
         } catch {
@@ -244,13 +249,11 @@ extension Loop {
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
         var fired = false
-        var discarded: [Timer] = []
         while let (timer, generation) = state.withLock({ state in
-            state.modes[mode]?.popDueTimer(notAfter: limit, discarded: &discarded)
+            state.modes[mode]?.popDueTimer(notAfter: limit)
         }) {
             if fire(timer, armedAs: generation) { fired = true }
         }
-        discarded.removeAll() // Released here, with no lock held.
         return fired
     }
 

@@ -28,6 +28,8 @@ extension Loop {
         /// Ties between equal instants and orders: the timer added to its loop first fires
         /// first. Set when the timer is first added.
         let addSequence = Atomic<UInt64>(0)
+        /// Unique in the process, unlike an object's address.
+        let identity = Sequence.next()
 
         let state: Mutex<State>
         let valid = Atomic<Bool>(true)

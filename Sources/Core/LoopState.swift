@@ -16,20 +16,23 @@ struct ModeState {
     }
 
     /// The first live timer due at or before `limit`, removed from the queue.
-    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant, discarded: inout [Loop.Timer]) -> (Loop.Timer, UInt64)? {
+    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant) -> (Loop.Timer, UInt64)? {
         let timers = self.timers
-        return timerQueue.popDue(notAfter: limit, discarded: &discarded) { ModeState.isLive($0, $1, in: timers) }
+        return timerQueue.popDue(notAfter: limit) { ModeState.timer(for: $0, in: timers) }
     }
 
-    /// When the loop must wake to serve this mode's timers within their tolerances.
-    mutating func timerDeadline(discarded: inout [Loop.Timer]) -> ContinuousClock.Instant? {
+    /// When the loop must wake to serve this mode's timers within their tolerances, and
+    /// whether that wake must be exact.
+    mutating func timerDeadline() -> (instant: ContinuousClock.Instant, isExact: Bool)? {
         let timers = self.timers
-        return timerQueue.earliestDeadline(discarded: &discarded) { ModeState.isLive($0, $1, in: timers) }
+        return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers) }
     }
 
-    /// Whether a queue entry for `timer` armed as `generation` still stands.
-    private static func isLive(_ timer: Loop.Timer, _ generation: UInt64, in timers: [ObjectIdentifier: Loop.Timer]) -> Bool {
-        timer.generation.load(ordering: .acquiring) == generation && timers[ObjectIdentifier(timer)] != nil
+    /// The timer a queue entry stands for, if the entry is still current.
+    private static func timer(for key: TimerQueue.Key, in timers: [ObjectIdentifier: Loop.Timer]) -> Loop.Timer? {
+        guard let timer = timers[key.object], timer.identity == key.identity,
+              timer.generation.load(ordering: .acquiring) == key.generation else { return nil }
+        return timer
     }
 
     /// Inserts `observer` after those of lower or equal order; no effect if present.

@@ -13,6 +13,7 @@ final class ThreadLocalState: @unchecked Sendable {
     var spareBlocks: Deque<PendingBlock>? = Deque()
     /// The dispatch main queue's eventfd, once the main loop has bound it.
     var mainQueuePort: Int32?
+    var timerSlack = TimerSlack()
 
     init(backend: any Backend) {
         self.backend = backend

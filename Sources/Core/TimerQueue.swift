@@ -6,13 +6,24 @@ import HeapModule
 /// generation and pushes a fresh entry; entries whose generation no longer matches (or whose
 /// timer left the mode) are discarded when they reach the top. That keeps add, re-arm and
 /// invalidate O(log n) with swift-collections' `Heap`, which cannot remove an arbitrary element.
+///
+/// Entries hold no reference to their timer, only its identity: the heap's sifting then copies
+/// plain values (no retain/release), and dropping a stale entry can never free a timer while
+/// the loop's lock is held. A live entry's timer is found through the mode, which owns it.
 struct TimerQueue {
+    /// Who an entry is for: the timer's object identifier, checked against its process-unique
+    /// identity so a reused address is never mistaken for the old timer.
+    struct Key: Equatable {
+        let object: ObjectIdentifier
+        let identity: UInt64
+        let generation: UInt64
+    }
+
     struct Entry: Comparable {
         let instant: ContinuousClock.Instant
         let order: Int
         let sequence: UInt64
-        let generation: UInt64
-        let timer: Loop.Timer
+        let key: Key
 
         static func < (a: Entry, b: Entry) -> Bool {
             if a.instant != b.instant { return a.instant < b.instant }
@@ -25,11 +36,12 @@ struct TimerQueue {
         }
     }
 
-    /// Latest acceptable firing time of a timer with a tolerance.
+    /// Latest acceptable firing time of a timer: its instant plus its tolerance.
     struct Deadline: Comparable {
         let deadline: ContinuousClock.Instant
-        let generation: UInt64
-        let timer: Loop.Timer
+        /// No tolerance: the wait that this bounds must not be stretched by timer slack.
+        let isExact: Bool
+        let key: Key
 
         static func < (a: Deadline, b: Deadline) -> Bool { a.deadline < b.deadline }
         static func == (a: Deadline, b: Deadline) -> Bool { a.deadline == b.deadline }
@@ -41,37 +53,31 @@ struct TimerQueue {
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
-        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), generation: generation, timer: timer))
-        byDeadline.insert(Deadline(deadline: instant + tolerance, generation: generation, timer: timer))
+        let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation)
+        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key))
+        byDeadline.insert(Deadline(deadline: instant + tolerance, isExact: tolerance == .zero, key: key))
     }
 
-    /// Removes and returns the first live timer due at or before `limit`.
+    /// Removes and returns the first live timer due at or before `limit`, with its generation.
     ///
-    /// Stale entries met on the way are moved to `discarded`: the caller releases them after
-    /// unlocking, because the last reference to a timer may be in one and its deinit may call
-    /// back into the loop.
-    mutating func popDue(notAfter limit: ContinuousClock.Instant, discarded: inout [Loop.Timer], isLive: (Loop.Timer, UInt64) -> Bool) -> (Loop.Timer, UInt64)? {
+    /// - Parameter live: the timer an entry's key stands for, or `nil` when the entry is stale.
+    mutating func popDue(notAfter limit: ContinuousClock.Instant, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
         while let top = byInstant.min {
-            guard isLive(top.timer, top.generation) else {
-                discarded.append(byInstant.removeMin().timer)
+            guard let timer = live(top.key) else {
+                byInstant.removeMin()
                 continue
             }
             guard top.instant <= limit else { return nil }
             byInstant.removeMin()
-            return (top.timer, top.generation)
+            return (timer, top.key.generation)
         }
         return nil
     }
 
-    /// The latest instant the loop may wake and still serve every timer within its tolerance.
-    /// Stale entries met on the way are moved to `discarded`, as in ``popDue``.
-    mutating func earliestDeadline(discarded: inout [Loop.Timer], isLive: (Loop.Timer, UInt64) -> Bool) -> ContinuousClock.Instant? {
-        while let top = byDeadline.min, !isLive(top.timer, top.generation) { discarded.append(byDeadline.removeMin().timer) }
-        return byDeadline.min?.deadline
-    }
-
-    mutating func removeAll() {
-        byInstant = Heap()
-        byDeadline = Heap()
+    /// The latest instant the loop may wake and still serve every timer within its
+    /// tolerance, and whether the timer that sets it has no tolerance.
+    mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, isExact: Bool)? {
+        while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
+        return byDeadline.min.map { ($0.deadline, $0.isExact) }
     }
 }
