@@ -329,9 +329,8 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.commonSources.removeAll { $0 === source }
             state.signalled.removeAll { $0 === source }
             var removed: [Mode] = []
-            for index in state.modes.indices where state.modes.values[index].remove(source) {
-                removed.append(state.modes.keys[index])
-            }
+            // Mutating through `modes.values[index]` would copy each mode; keyed access does not.
+            for mode in Array(state.modes.keys) where state.modes[mode]!.remove(source) { removed.append(mode) }
             if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
             return (removed, state.claimWakeIfEmptied())
         }
@@ -343,7 +342,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     func detach(_ timer: Timer) {
         let wake: Bool = state.withLock { state in
             state.commonTimers.removeAll { $0 === timer }
-            for index in state.modes.indices { state.modes.values[index].timers[ObjectIdentifier(timer)] = nil }
+            for mode in Array(state.modes.keys) { state.modes[mode]!.timers[ObjectIdentifier(timer)] = nil }
             return state.claimWakeIfEmptied()
         }
         if wake { waker.wake() }
@@ -353,7 +352,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     func detach(_ observer: Observer) {
         state.withLock { state in
             state.commonObservers.removeAll { $0 === observer }
-            for index in state.modes.indices { state.modes.values[index].observers.removeAll { $0 === observer } }
+            for mode in Array(state.modes.keys) { state.modes[mode]!.observers.removeAll { $0 === observer } }
         }
     }
 
@@ -363,10 +362,8 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             var wake = false
             let id = ObjectIdentifier(timer)
-            for index in state.modes.indices where state.modes.values[index].timers[id] != nil {
-                let mode = state.modes.keys[index]
-                if let onlyIn, onlyIn != mode { continue }
-                state.modes.values[index].timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
+            for mode in onlyIn.map({ [$0] }) ?? Array(state.modes.keys) where state.modes[mode]?.timers[id] != nil {
+                state.modes[mode]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
                 if state.currentMode == mode, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
             }
             return wake && state.claimWake()
