@@ -119,6 +119,7 @@ extension Loop {
 
     /// Calls the observers of `mode` watching `activity`, from a snapshot taken now.
     private func notifyObservers(_ activity: Activity, in mode: Mode) {
+        guard hasHadObservers.load(ordering: .acquiring) else { return }
         let snapshot = state.withLock { $0.modes[mode]?.observers ?? [] }
         for observer in snapshot where observer.activities.contains(activity) {
             // An observer whose callback is running is not called again from a nested run.

@@ -18,6 +18,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Touched only on the loop's own thread.
     let local: ThreadLocalState
     let counters = LoopCounters()
+    /// Set once any observer was added: until then a notification costs no lock.
+    let hasHadObservers = Atomic<Bool>(false)
 
     init(backend: any Backend, isMain: Bool) {
         self.backend = backend.kind
@@ -220,6 +222,7 @@ public final class Loop: Sendable, CustomStringConvertible {
                 preconditionFailure("Loop.add(_:to:): \(observer) already belongs to \(owner); an observer can be added to one loop only")
             }
             binding = (WeakLoop(loop: self), true)
+            hasHadObservers.store(true, ordering: .releasing)
             state.withLock { state in
                 guard !state.isTornDown else { return }
                 if mode == .common, !state.commonObservers.contains(observer) { state.commonObservers.append(observer) }
