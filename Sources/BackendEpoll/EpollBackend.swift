@@ -13,7 +13,7 @@ public final class EpollBackend: Backend {
     public var waker: any BackendWaker { eventWaker }
 
     private let epollDescriptor: Int32
-    private let eventWaker: EventWaker
+    private let eventWaker: EventfdWaker
     private var buffer: [epoll_event]
     private var hasPwait2 = true
 
@@ -26,7 +26,7 @@ public final class EpollBackend: Backend {
     public init() throws(SystemError) {
         epollDescriptor = try retryingOnInterrupt("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
-            eventWaker = try EventWaker()
+            eventWaker = try EventfdWaker()
         } catch {
             close(epollDescriptor)
             throw error

@@ -26,7 +26,27 @@ public final class LibeventBackend: Backend {
     /// before the loop's thread exits.
     public let eventBase: OpaquePointer
 
-    private let eventWaker: LibeventWaker
+    // The wake mechanism: an eventfd watched by the base like any descriptor. This is libevent's own design (its core, not its backends, wakes through a descriptor), and
+    // it was measured against the alternative, `event_active` on a dedicated event of a base made
+    // thread-safe with `evthread_use_pthreads()`: a C program (-O2) running this exact loop shape
+    // (`EVLOOP_ONCE`, the same atomic flag), 3,000 wakes of a loop asleep in `event_base_loop` from
+    // another thread, 5 runs each on the 2-core development machine (Linux 6.18, libevent 2.1.12):
+    //
+    // | mechanism                 | wake → wait returned (median / p90) | `wake()` cost (median) |
+    // |---------------------------|-------------------------------------|------------------------|
+    // | eventfd (this)            | 12.2–13.5 µs / 18.5–20.0 µs         | 1.6–2.0 µs             |
+    // | `event_active` + pthreads | 12.9–13.3 µs / 19.7–21.7 µs         | 2.2–2.7 µs             |
+    //
+    // A coalesced wake costs ~9 ns with either, and an idle poll of the base ~0.4 µs with either.
+    // Latency is a tie (a locked base notifies its loop through its own internal eventfd, so both
+    // are one eventfd write away); `event_active` costs ~0.6 µs more per wake (the base's mutex,
+    // and the loop's check of who owns it). The deciding reason is lifetime: the loop keeps its
+    // waker after its thread exits and frees the backend, so a `wake()` racing with that must
+    // never touch the freed `event_base`; an eventfd that the waker owns outlives the base
+    // safely, `event_active` would reach into it. So the base is created with
+    // `EVENT_BASE_FLAG_NOLOCK` and RunLoopKit never calls the process-wide
+    // `evthread_use_pthreads()`.
+    private let eventWaker: EventfdWaker
     /// Watches the waker's eventfd.
     private let wakerEvent: OpaquePointer
     /// A one-shot timer that bounds a wait: its firing ends `EVLOOP_ONCE`.
@@ -42,7 +62,7 @@ public final class LibeventBackend: Backend {
     ///   it would not run on epoll), the eventfd or the backend's own events.
     public init() throws {
         do {
-            eventWaker = try LibeventWaker()
+            eventWaker = try EventfdWaker()
         } catch {
             throw BackendError.unavailable(.libevent, .other(error))
         }
@@ -135,7 +155,7 @@ public final class LibeventBackend: Backend {
     /// - `EVENT_BASE_FLAG_PRECISE_TIMER`: otherwise libevent reads `CLOCK_MONOTONIC_COARSE` and
     ///   waits in whole milliseconds; with it, epoll waits on a timerfd (microseconds).
     /// - `EVENT_BASE_FLAG_NOLOCK`: the base is used on one thread; the waker needs no lock (see
-    ///   ``LibeventWaker``), and even if the process called `evthread_use_pthreads()` the base
+    ///   the eventfd waker), and even if the process called `evthread_use_pthreads()` the base
     ///   gets no mutex and no internal notification eventfd.
     /// - `EVENT_BASE_FLAG_IGNORE_ENV`: `EVENT_NOEPOLL`, `EVENT_EPOLL_USE_CHANGELIST` and friends
     ///   in the environment must not change the loop's behaviour.
@@ -197,6 +217,6 @@ private let collectReadiness: event_callback_fn = { _, what, context in
 
 /// The waker event's libevent callback.
 private let consumeWake: event_callback_fn = { _, _, context in
-    Unmanaged<LibeventWaker>.fromOpaque(context!).takeUnretainedValue().consume()
+    Unmanaged<EventfdWaker>.fromOpaque(context!).takeUnretainedValue().consume()
 }
 #endif
