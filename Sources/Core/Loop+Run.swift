@@ -134,15 +134,11 @@ extension Loop {
     /// in order, and blocks queued during the drain wait for a later one.
     private func drainBlocks(in mode: Mode) {
         var batch = local.spareBlocks.take() ?? Deque()
-        let isCommon: Bool? = state.withLock { state in
-            guard !state.blocks.isEmpty else { return nil }
-            swap(&batch, &state.blocks)
-            return state.commonModes.contains(mode)
-        }
-        guard let isCommon else {
+        guard blocks.takeAll(into: &batch) else {
             local.spareBlocks = batch
             return
         }
+        let isCommon = state.withLock { $0.commonModes.contains(mode) }
         var kept = Deque<PendingBlock>()
         while let block = batch.popFirst() {
             let runsHere: Bool = switch block.modes {
@@ -156,7 +152,7 @@ extension Loop {
             }
         }
         if !kept.isEmpty {
-            state.withLock { $0.blocks.prepend(contentsOf: kept) }
+            blocks.prepend(kept)
         }
         local.spareBlocks = batch
     }
@@ -217,10 +213,16 @@ extension Loop {
                 deadline = timer.instant
                 isExact = timer.isExact
             }
-            let timeout = deadline.map { max(.zero, $0 - now) }
+            var timeout = deadline.map { max(.zero, $0 - now) }
             // A zero timeout does not sleep, so nothing needs to wake it.
-            state.isSleeping = timeout != .zero
-            state.wakePosted = false
+            sleep.wakePosted.store(false, ordering: .sequentiallyConsistent)
+            sleep.sleeping.store(timeout != .zero, ordering: .sequentiallyConsistent)
+            // Published before the last look at the block queue (see SleepFlags).
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if timeout != .zero, blocks.hasBlock(runningIn: mode, commonModes: state.commonModes) {
+                sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
+                timeout = .zero
+            }
             state.sleepDeadline = deadline
             return (timeout, isExact && timeout != .zero)
         }
@@ -234,14 +236,10 @@ extension Loop {
         } catch {
             fatalError("RunLoopKit: \(backend.kind) wait failed: \(error)")
         }
-        return state.withLock { state in
-            let slept = state.isSleeping
-            let woken = state.wakePosted
-            state.isSleeping = false
-            state.wakePosted = false
-            state.sleepDeadline = nil
-            return slept ? woken : nil
-        }
+        let slept = sleep.sleeping.exchange(false, ordering: .sequentiallyConsistent)
+        let woken = sleep.wakePosted.exchange(false, ordering: .acquiringAndReleasing)
+        if slept { state.withLock { $0.sleepDeadline = nil } }
+        return slept ? woken : nil
     }
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.

@@ -102,7 +102,7 @@ extension Loop {
                 observers.formUnion(modeState.observers)
             }
             // Swap the old state out so that what it holds is released after unlocking.
-            var old = LoopState()
+            var old = LoopState(blocks: blocks, sleep: sleep)
             old.isTornDown = true
             swap(&state, &old)
             retired = old
@@ -110,6 +110,7 @@ extension Loop {
         }
         // Released here, with no lock held.
         withExtendedLifetime(retired) {}
+        withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }

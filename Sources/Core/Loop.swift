@@ -13,7 +13,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Whether this is the main thread's loop.
     public let isMain: Bool
 
-    let state = Mutex(LoopState())
+    let state: Mutex<LoopState>
+    let blocks = BlockQueue()
+    let sleep = SleepFlags()
     let waker: any BackendWaker
     /// Touched only on the loop's own thread.
     let local: ThreadLocalState
@@ -24,7 +26,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     init(backend: any Backend, isMain: Bool) {
         self.backend = backend.kind
         self.isMain = isMain
-        state.withLock { $0.servesMainQueue = isMain }
+        var initial = LoopState(blocks: blocks, sleep: sleep)
+        initial.servesMainQueue = isMain
+        self.state = Mutex(initial)
         self.waker = backend.waker
         self.local = ThreadLocalState(backend: backend)
     }
@@ -41,7 +45,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Whether the loop is asleep in its backend, waiting for work.
     ///
     /// Safe to call from any thread.
-    public var isWaiting: Bool { state.withLock { $0.isSleeping } }
+    public var isWaiting: Bool { sleep.sleeping.load(ordering: .sequentiallyConsistent) }
 
     /// The common modes (initially just ``Mode/default``). Safe to call from any thread.
     public var commonModes: Set<Mode> { state.withLock { $0.commonModes } }
@@ -274,17 +278,16 @@ public final class Loop: Sendable, CustomStringConvertible {
     }
 
     private func enqueue(_ block: PendingBlock) {
-        let wake: Bool = state.withLock { state in
-            guard !state.isTornDown else { return false }
-            state.blocks.append(block)
-            if case let .some(modes) = block.modes {
-                // Queuing a block for a mode brings that mode into existence.
+        if case let .some(modes) = block.modes {
+            // Queuing a block for a mode brings that mode into existence.
+            state.withLock { state in
                 for mode in modes where mode != .common && state.modes[mode] == nil { state.modes[mode] = ModeState() }
             }
-            guard state.isSleeping, let mode = state.currentMode, state.block(block, runsIn: mode) else { return false }
-            return state.claimWake()
         }
-        if wake { waker.wake() }
+        // The common case takes only the queue's lock: a poster never waits for a busy loop.
+        guard blocks.append(block) else { return }
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if sleep.claimWake() { waker.wake() }
     }
 
     /// Makes a sleeping loop return from its wait; the run goes on.

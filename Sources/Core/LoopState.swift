@@ -70,14 +70,11 @@ struct LoopState {
     var commonSources: [Loop.Source] = []
     var commonTimers: [Loop.Timer] = []
     var commonObservers: [Loop.Observer] = []
-    var blocks = Deque<PendingBlock>()
+    let blocks: BlockQueue
+    let sleep: SleepFlags
     /// Version-0 sources of this loop that were signalled and may still be waiting to run.
     var signalled: [Loop.Source] = []
     var runs: [RunRecord] = []
-    /// In (or committed to) a backend wait that may sleep.
-    var isSleeping = false
-    /// A wake was sent for the current sleep; later posts need not send another.
-    var wakePosted = false
     /// When the current sleep ends by itself; `nil` sleeps until an event.
     var sleepDeadline: ContinuousClock.Instant?
     /// `wakeUp()` was called during this run and no wait has consumed it yet.
@@ -98,18 +95,11 @@ struct LoopState {
         mode == .common ? Array(commonModes) : [mode]
     }
 
-    func block(_ block: PendingBlock, runsIn mode: Loop.Mode) -> Bool {
-        switch block.modes {
-        case .common: commonModes.contains(mode)
-        case let .some(modes): modes.contains(mode) || (modes.contains(.common) && commonModes.contains(mode))
-        }
-    }
-
     /// A mode is empty when it has no source, no timer and no block queued for it.
     func isEmpty(_ mode: Loop.Mode) -> Bool {
         if watchesMainQueue(in: mode) { return false }
         if let state = modes[mode], state.hasSourcesOrTimers { return false }
-        return !blocks.contains { block($0, runsIn: mode) }
+        return !blocks.hasBlock(runningIn: mode, commonModes: commonModes)
     }
 
     /// Whether a run in `mode` serves the dispatch main queue: on the main loop, in its common
@@ -118,30 +108,27 @@ struct LoopState {
         servesMainQueue && !isDrainingMainQueue && commonModes.contains(mode)
     }
 
-    /// Work that must stop the loop from sleeping in `mode`.
+    /// Work, other than blocks, that must stop the loop from sleeping in `mode` (blocks are
+    /// checked after `sleeping` is published; see ``SleepFlags``).
     func hasPendingWork(in mode: Loop.Mode) -> Bool {
         if wakeRequested || runs.last?.stopped == true { return true }
         if let state = modes[mode], signalled.contains(where: { $0.isSignalled && state.contains($0) }) { return true }
-        return blocks.contains { block($0, runsIn: mode) }
+        return false
     }
 
-    /// Marks the sleeping loop for a wake; true when the caller must call the waker.
-    mutating func claimWake() -> Bool {
-        guard isSleeping, !wakePosted else { return false }
-        wakePosted = true
-        return true
-    }
+    /// True when the caller must call the waker: the loop sleeps and no wake was sent yet.
+    func claimWake() -> Bool { sleep.claimWake() }
 
     /// Marks the sleeping loop for a wake when `mode` is the one it sleeps in.
-    mutating func claimWake(ifCurrent mode: Loop.Mode) -> Bool {
+    func claimWake(ifCurrent mode: Loop.Mode) -> Bool {
         guard let current = currentMode, current == mode else { return false }
         return claimWake()
     }
 
     /// Marks the sleeping loop for a wake when its mode has just become empty, so that the
     /// run ends now instead of at its next timer or timeout.
-    mutating func claimWakeIfEmptied() -> Bool {
-        guard isSleeping, let mode = currentMode, isEmpty(mode) else { return false }
+    func claimWakeIfEmptied() -> Bool {
+        guard sleep.sleeping.load(ordering: .sequentiallyConsistent), let mode = currentMode, isEmpty(mode) else { return false }
         return claimWake()
     }
 
