@@ -199,8 +199,9 @@ extension Loop {
             local.descriptors.sync(sync.sources, mode: mode, mainQueue: sync.mainQueue, with: backend)
         }
         let now = ContinuousClock.now
-        // Deciding to sleep and publishing `isSleeping` happen under one lock, so work posted
-        // from another thread either is seen here or finds the loop asleep and wakes it.
+        // Deciding to sleep and publishing `sleeping` happen under the state lock, so work
+        // posted under that lock either is seen here or finds the loop asleep and wakes it;
+        // blocks, posted under their own lock, are ordered by the fence below (SleepFlags).
         let (timeout, isExact): (Duration?, Bool) = state.withLock { state in
             // This wait consumes every wakeUp posted before it.
             defer { state.wakeRequested = false }
