@@ -10,7 +10,7 @@ import Testing
 /// What only the libevent backend promises, beyond the conformance suite that runs on it too.
 ///
 /// Serialized: the descriptor count and the timing test must not see each other's threads.
-@Suite("Libevent backend", .serialized)
+@Suite("Libevent backend", .serialized, .enabled(if: backends.contains(.libevent), "libevent cannot start here: see Backend availability"))
 struct LibeventBackendTests {
     @Test("200 µs waits are never early and late by well under a millisecond (precise timer)")
     func preciseTimer() async throws {
