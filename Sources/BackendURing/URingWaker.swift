@@ -34,11 +34,11 @@ final class URingWaker: BackendWaker {
 
     /// True from the first `wake()` until the waiting side sees that wake's completion.
     private let pending = Atomic<Bool>(false)
-    private let sender: Mutex<Sender>
+    private let sender: Lock<Sender>
 
     /// - Throws: ``SystemError`` when the sender ring cannot be created.
     init(target: Int32) throws(SystemError) {
-        sender = Mutex(Sender(ring: try URingRing(entries: 2, completionEntries: 4, flags: 0), target: target))
+        sender = Lock(Sender(ring: try URingRing(entries: 2, completionEntries: 4, flags: 0), target: target))
     }
 
     /// Makes the current or next wait of the backend return. Safe from any thread.

@@ -4,7 +4,7 @@ import Synchronization
 /// The blocks queued by `perform`, behind their own lock so that posting a block never
 /// contends with the loop's state lock (lock order: the loop's state, then this).
 final class BlockQueue: Sendable {
-    private let blocks = Mutex<(queue: Deque<PendingBlock>, closed: Bool)>(([], false))
+    private let blocks = Lock<(queue: Deque<PendingBlock>, closed: Bool)>(([], false))
 
     /// Appends `block`; false once the loop was torn down.
     func append(_ block: PendingBlock) -> Bool {

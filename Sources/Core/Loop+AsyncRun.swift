@@ -23,7 +23,7 @@ extension Loop {
     ) throws -> Result {
         precondition(isMain, "Loop.run(_:_:) with an async body runs the main loop only; \(self) is not it")
         precondition(commonModes.contains(mode), "Loop.run(_:_:): \(mode) is not a common mode, so the main actor cannot run in it")
-        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let outcome = Lock<Swift.Result<Result, any Error>?>(nil)
         Task { @MainActor in
             let result: Swift.Result<Result, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }

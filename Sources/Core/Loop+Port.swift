@@ -11,7 +11,7 @@ extension Loop {
     /// eventfd that the loop's backend watches, so a message wakes the loop by itself.
     public final class Port<Message: Sendable>: Sendable {
         let eventDescriptor: Int32
-        private let queue = Mutex<(messages: Deque<Message>, signalled: Bool)>(([], false))
+        private let queue = Lock<(messages: Deque<Message>, signalled: Bool)>(([], false))
 
         /// Creates a port.
         ///

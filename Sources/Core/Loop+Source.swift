@@ -27,7 +27,7 @@ extension Loop {
         let signalStamp = Atomic<UInt64>(0)
         let valid = Atomic<Bool>(true)
         /// The loops this source is in. Lock order: a source's lock, then a loop's.
-        let loops = Mutex<[ObjectIdentifier: WeakLoop]>([:])
+        let loops = Lock<[ObjectIdentifier: WeakLoop]>([:])
 
         /// Creates a version-0 source, performed in a pass after ``signal()``.
         ///

@@ -59,7 +59,7 @@ extension Loop {
         return ThreadBinding.isMainThread ? mainLoop.withLock { $0 } : nil
     }
 
-    private static let mainLoop = Mutex<Loop?>(nil)
+    private static let mainLoop = Lock<Loop?>(nil)
 
     /// The loop bound to the calling thread, without binding or creating one.
     static var currentIfBound: Loop? { ThreadBinding.bound }

@@ -31,7 +31,7 @@ extension Loop {
         /// Unique in the process, unlike an object's address.
         let identity = Sequence.next()
 
-        let state: Mutex<State>
+        let state: Lock<State>
         let valid = Atomic<Bool>(true)
         /// Bumped whenever the queued instant changes, so stale queue entries are recognised.
         let generation = Atomic<UInt64>(0)
@@ -61,7 +61,7 @@ extension Loop {
             self.interval = interval
             self.order = order
             self.handler = handler
-            self.state = Mutex(State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)))
+            self.state = Lock(State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)))
         }
 
         /// Creates a timer that fires `after` from now, then every `repeating` if given.

@@ -13,7 +13,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Whether this is the main thread's loop.
     public let isMain: Bool
 
-    let state: Mutex<LoopState>
+    let state: Lock<LoopState>
     let blocks = BlockQueue()
     let sleep = SleepFlags()
     let waker: any BackendWaker
@@ -28,7 +28,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.isMain = isMain
         var initial = LoopState(blocks: blocks, sleep: sleep)
         initial.servesMainQueue = isMain
-        self.state = Mutex(initial)
+        self.state = Lock(initial)
         self.waker = backend.waker
         self.local = ThreadLocalState(backend: backend)
     }

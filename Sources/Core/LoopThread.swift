@@ -12,7 +12,7 @@ public final class LoopThread: Sendable {
     /// The thread's loop; safe to use from any thread as ``Loop`` allows.
     public let loop: Loop
 
-    private let thread: Mutex<pthread_t?>
+    private let thread: Lock<pthread_t?>
     /// Set (on the loop's thread) by the block that ends the loop.
     private let finished = Flag()
     /// Posted blocks are refused once stopping began.
@@ -25,7 +25,7 @@ public final class LoopThread: Sendable {
     ///   - factory: how to make the loop's backend (`BackendKind.factory` from `RunLoopKit`).
     /// - Throws: what `factory` throws; ``SystemError`` when the thread cannot start.
     public init(name: String = "RunLoopKit", backend factory: BackendFactory) throws {
-        let started = Mutex<Result<Loop, any Error>?>(nil)
+        let started = Lock<Result<Loop, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let keepAlive = KeepAlive()
         let finished = self.finished
@@ -49,7 +49,7 @@ public final class LoopThread: Sendable {
         switch started.withLock({ $0! }) {
         case let .success(loop):
             self.loop = loop
-            self.thread = Mutex(thread)
+            self.thread = Lock(thread)
         case let .failure(error):
             pthread_join(thread, nil)
             throw error

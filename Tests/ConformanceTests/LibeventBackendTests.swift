@@ -152,7 +152,7 @@ struct LibeventBackendTests {
 /// Runs `body` on a new thread (off Swift's cooperative pool, which tests share) and returns
 /// its result; fails the test if it takes longer than ``generousDeadline``.
 private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let outcome = Lock<Result<T, any Error>?>(nil)
     let done = Latch()
     try spawnThread {
         let result = Result { try body() }

@@ -8,7 +8,7 @@ struct LoopThreadTests {
     @Test("perform(waitUntilDone:) returns after the block ran on the thread's loop", arguments: backends)
     func performWaits(_ backend: BackendKind) throws {
         let worker = try LoopThread(backend: backend)
-        let ranOn = Mutex<Loop?>(nil)
+        let ranOn = Lock<Loop?>(nil)
         worker.perform(waitUntilDone: true) { ranOn.withLock { $0 = Loop.currentIfCreated } }
         #expect(ranOn.withLock { $0 } === worker.loop)
         #expect(worker.loop.backend == backend)

@@ -52,7 +52,7 @@ struct ThreadTests {
         }, perform: {})
         let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
         let observer = Loop.Observer(activities: .entry) { _, _ in }
-        let loopBox = Mutex<Loop?>(nil)
+        let loopBox = Lock<Loop?>(nil)
         try spawnThread {
             guard let loop = try? Loop.current(backend: backend) else { return }
             loop.add(source, to: .default)

@@ -24,7 +24,7 @@ struct TimerTests {
     @Test("a fire instant in the past is clamped to now when added, re-anchoring the grid", arguments: backends)
     func pastInstantClamped(_ backend: BackendKind) async throws {
         let (anchoredAfterAdd, served) = try await onLoopThread(backend) { loop in
-            let served = Mutex<[ContinuousClock.Instant]>([])
+            let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(fireAt: .now - .seconds(10), interval: .milliseconds(1)) { timer in
                 let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
                 if count == 3 { timer.invalidate() }
@@ -46,8 +46,8 @@ struct TimerTests {
         let (fires, next, returned, anchor) = try await onLoopThread(backend) { loop in
             let interval = Duration.milliseconds(2)
             let count = Atomic<Int>(0)
-            let observed = Mutex<(next: ContinuousClock.Instant, returned: ContinuousClock.Instant)?>(nil)
-            let anchorRef = Mutex<ContinuousClock.Instant?>(nil)
+            let observed = Lock<(next: ContinuousClock.Instant, returned: ContinuousClock.Instant)?>(nil)
+            let anchorRef = Lock<ContinuousClock.Instant?>(nil)
             let timer = try Loop.Timer(after: .milliseconds(1), repeating: interval) { timer in
                 let n = count.add(1, ordering: .relaxed).newValue
                 if n == 1 {
@@ -118,7 +118,7 @@ struct TimerTests {
     @Test("a next instant set inside the callback wins over the automatic advance when later", arguments: backends)
     func setInsideCallbackLater(_ backend: BackendKind) async throws {
         let gaps = try await onLoopThread(backend) { loop in
-            let served = Mutex<[ContinuousClock.Instant]>([])
+            let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
                 let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
                 if count == 1 { timer.nextFireInstant = timer.nextFireInstant + .milliseconds(100) }
@@ -135,7 +135,7 @@ struct TimerTests {
     @Test("a next instant set inside the callback earlier than the automatic advance loses to it", arguments: backends)
     func setInsideCallbackEarlier(_ backend: BackendKind) async throws {
         let gaps = try await onLoopThread(backend) { loop in
-            let served = Mutex<[ContinuousClock.Instant]>([])
+            let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(100)) { timer in
                 let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
                 if count == 1 { timer.nextFireInstant = .now - .seconds(1) } // A past instant means now.
@@ -348,7 +348,7 @@ struct TimerTests {
     @Test("a next instant set from another thread while the callback runs re-arms the timer, even if earlier", arguments: backends)
     func setFromAnotherThreadWhileFiring(_ backend: BackendKind) async throws {
         let gap = try await onLoopThread(backend) { loop in
-            let served = Mutex<[ContinuousClock.Instant]>([])
+            let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .seconds(10)) { timer in
                 let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
                 if count == 1 {

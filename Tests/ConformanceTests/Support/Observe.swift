@@ -29,7 +29,7 @@ func recordingTimer(_ name: String, after delay: Duration = .zero, order: Int = 
 
 /// A reference that a callback can read after it is set (for callbacks that need their item).
 final class Ref<Value: Sendable>: Sendable {
-    private let storage = Mutex<Value?>(nil)
+    private let storage = Lock<Value?>(nil)
     var value: Value? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }

@@ -17,7 +17,7 @@ func onLoopThread<T: Sendable>(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable (Loop) throws -> T
 ) async throws -> T {
-    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let outcome = Lock<Result<T, any Error>?>(nil)
     let done = Latch()
     try spawnThread {
         do {

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Tests compare a trace exactly with the events the scenario must produce.
 final class Trace: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Lock<[String]>([])
 
     /// Appends `event`. Safe from any thread.
     func callAsFunction(_ event: String) {
