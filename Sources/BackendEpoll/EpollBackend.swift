@@ -56,23 +56,32 @@ public final class EpollBackend: Backend {
         }
     }
 
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
+    @discardableResult
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)
-        let count = try buffer.withUnsafeMutableBufferPointer { buffer throws(SystemError) in
-            try retryingOnInterrupt(hasPwait2 ? "epoll_pwait2" : "epoll_wait") {
-                waitOnce(buffer.baseAddress!, Int32(buffer.count), timeout: timeout)
-            }
+        let count = buffer.withUnsafeMutableBufferPointer { buffer in
+            waitOnce(buffer.baseAddress!, Int32(buffer.count), timeout: timeout)
         }
+        guard count >= 0 else {
+            let code = currentErrno()
+            // Interrupted by a signal: return with nothing, so Core waits again for what is
+            // left of the timeout (restarting with the whole of it would starve timers).
+            if code == EINTR { return false }
+            throw SystemError(hasPwait2 ? "epoll_pwait2" : "epoll_wait", errno: code)
+        }
+        var woken = false
         for index in 0..<Int(count) {
             let event = buffer[index]
             if event.data.u64 == Self.wakerToken {
                 eventWaker.consume()
+                woken = true
                 continue
             }
             events.append(ReadyEvent(token: Token(rawValue: event.data.u64), readiness: Self.readiness(of: event.events)))
         }
         // A full buffer means more may be ready: grow so the next wait sees them all.
         if Int(count) == buffer.count { buffer.append(contentsOf: repeatElement(epoll_event(), count: buffer.count)) }
+        return woken
     }
 
     private func waitOnce(_ buffer: UnsafeMutablePointer<epoll_event>, _ capacity: Int32, timeout: Duration?) -> Int32 {
@@ -83,7 +92,9 @@ public final class EpollBackend: Backend {
             } else {
                 result = epoll_pwait2(epollDescriptor, buffer, capacity, nil, nil)
             }
-            if result >= 0 || currentErrno() != ENOSYS { return result }
+            // Kernels before 5.11 answer ENOSYS; sandboxes with older seccomp profiles answer
+            // EPERM for system calls they do not know. Either way, epoll_wait does the job.
+            if result >= 0 || ![ENOSYS, EPERM].contains(currentErrno()) { return result }
             hasPwait2 = false
         }
         return epoll_wait(epollDescriptor, buffer, capacity, timeout.map(\.millisecondsRoundedUp) ?? -1)

@@ -54,7 +54,7 @@ public final class LibeventBackend: Backend {
     /// Core's registrations, by descriptor: each event and its callback's context.
     private var registrations: [Int32: (event: OpaquePointer, context: EventContext)] = [:]
     /// Where descriptor callbacks put their events during a wait.
-    private let collector = ReadyCollector()
+    private let collector: ReadyCollector
 
     /// Creates an `event_base` on epoll with precise timers, and its waker.
     ///
@@ -66,9 +66,10 @@ public final class LibeventBackend: Backend {
         } catch {
             throw BackendError.unavailable(.libevent, .other(error))
         }
+        collector = ReadyCollector(waker: eventWaker)
         let base = try Self.makeBase()
         let wakerEvent = event_new(base, eventWaker.descriptor, Int16(EV_READ | EV_PERSIST), consumeWake,
-                                   Unmanaged.passUnretained(eventWaker).toOpaque())
+                                   Unmanaged.passUnretained(collector).toOpaque())
         // A pure timer (no descriptor, not persistent); its callback has nothing to do.
         let timeoutEvent = event_new(base, -1, 0, { _, _, _ in }, nil)
         guard let wakerEvent, let timeoutEvent, event_add(wakerEvent, nil) == 0 else {
@@ -121,8 +122,10 @@ public final class LibeventBackend: Backend {
         event_free(registration.event)
     }
 
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
+    @discardableResult
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)
+        collector.woken = false
         // Callbacks append straight into the caller's buffer: no copy, no allocation.
         swap(&events, &collector.events)
         defer { swap(&events, &collector.events) }
@@ -146,6 +149,7 @@ public final class LibeventBackend: Backend {
         event_del(timeoutEvent)
         collector.completeHangUpsAndErrors()
         guard result >= 0 else { throw SystemError("event_base_loop", errno: code == 0 ? EINVAL : code) }
+        return collector.woken
     }
 
     // MARK: - Helpers
@@ -217,6 +221,6 @@ private let collectReadiness: event_callback_fn = { _, what, context in
 
 /// The waker event's libevent callback.
 private let consumeWake: event_callback_fn = { _, _, context in
-    Unmanaged<EventfdWaker>.fromOpaque(context!).takeUnretainedValue().consume()
+    Unmanaged<ReadyCollector>.fromOpaque(context!).takeUnretainedValue().consumeWake()
 }
 #endif

@@ -105,7 +105,8 @@ public final class URingBackend: Backend {
         try submitQueued()
     }
 
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
+    @discardableResult
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)
         let start = ContinuousClock.now
         while true {
@@ -124,8 +125,9 @@ public final class URingBackend: Backend {
             if !ready.isEmpty || woken || result == -ETIME || remaining == .zero { break }
             if let timeout, ContinuousClock.now - start >= timeout { break }
         }
-        woken = false
+        defer { woken = false }
         swap(&events, &ready)
+        return woken
     }
 
     // MARK: - Submissions

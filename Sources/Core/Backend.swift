@@ -111,11 +111,17 @@ public protocol Backend: AnyObject {
 
     /// Sleeps until a registered descriptor is ready, `timeout` passes, or the waker is woken.
     ///
+    /// The wait may also return early with nothing to report (a signal interrupted it): it
+    /// must then return, not restart with the whole timeout; Core computes what is left.
+    ///
     /// - Parameters:
     ///   - timeout: how long to wait at most; `nil` waits until an event, `.zero` polls. The
     ///     backend rounds it up to its clock's resolution, never down.
     ///   - events: cleared, then filled with the ready descriptors (not the waker).
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError)
+    /// - Returns: whether a wake of the ``waker`` was consumed by this wait. Core tells a wake
+    ///   meant for this sleep from one left over from an earlier sleep, which it absorbs.
+    @discardableResult
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool
 }
 
 extension Duration {

@@ -3,45 +3,75 @@ import Synchronization
 
 /// The blocks queued by `perform`, behind their own lock so that posting a block never
 /// contends with the loop's state lock (lock order: the loop's state, then this).
+///
+/// A drain takes blocks one at a time, straight from this queue, up to the newest block that
+/// was queued when the drain began. A block that runs the loop again (a nested run) therefore
+/// sees every block still waiting, in order: nothing is hidden in a drain's private batch, so
+/// FIFO order holds across nesting and a mode with a queued block is never taken for empty.
 final class BlockQueue: Sendable {
-    private let blocks = Lock<(queue: Deque<PendingBlock>, closed: Bool)>(([], false))
+    private struct Entry {
+        /// Increasing in queue order; a drain's limit is a sequence number.
+        let sequence: UInt64
+        let block: PendingBlock
+    }
+
+    private struct Queue {
+        var entries: Deque<Entry> = []
+        var lastSequence: UInt64 = 0
+        var closed = false
+    }
+
+    private let queue = Lock(Queue())
 
     /// Appends `block`; false once the loop was torn down.
     func append(_ block: PendingBlock) -> Bool {
-        blocks.withLock { blocks in
-            guard !blocks.closed else { return false }
-            blocks.queue.append(block)
+        queue.withLock { queue in
+            guard !queue.closed else { return false }
+            queue.lastSequence += 1
+            queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
             return true
         }
     }
 
-    /// Swaps the queue with `batch` (empty); false when nothing was queued.
-    func takeAll(into batch: inout Deque<PendingBlock>) -> Bool {
-        blocks.withLock { blocks in
-            guard !blocks.queue.isEmpty else { return false }
-            swap(&batch, &blocks.queue)
-            return true
-        }
+    /// The limit of a drain that begins now: the newest block's sequence number, or `nil`
+    /// when nothing is queued.
+    func drainLimit() -> UInt64? {
+        queue.withLock { $0.entries.isEmpty ? nil : $0.lastSequence }
     }
 
-    /// Puts blocks that did not run back at the front, ahead of those queued since.
-    func prepend(_ kept: Deque<PendingBlock>) {
-        blocks.withLock { $0.queue.prepend(contentsOf: kept) }
+    /// Removes and returns the oldest block queued no later than `limit` that runs in `mode`;
+    /// blocks for other modes keep their places.
+    func popFirst(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>, notAfter limit: UInt64) -> PendingBlock? {
+        queue.withLock { queue in
+            var index = queue.entries.startIndex
+            while index < queue.entries.endIndex {
+                let entry = queue.entries[index]
+                guard entry.sequence <= limit else { return nil }
+                if entry.block.runs(in: mode, commonModes: commonModes) {
+                    return index == queue.entries.startIndex
+                        ? queue.entries.removeFirst().block
+                        : queue.entries.remove(at: index).block
+                }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// Whether a queued block runs in `mode`, given the common modes.
     func hasBlock(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>) -> Bool {
-        blocks.withLock { blocks in
-            blocks.queue.contains { $0.runs(in: mode, commonModes: commonModes) }
+        queue.withLock { queue in
+            queue.entries.contains { $0.block.runs(in: mode, commonModes: commonModes) }
         }
     }
 
-    /// Refuses further blocks and returns what was queued, to be released by the caller.
-    func close() -> Deque<PendingBlock> {
-        blocks.withLock { blocks in
-            blocks.closed = true
-            defer { blocks.queue = [] }
-            return blocks.queue
+    /// Refuses further blocks and returns what was queued, to be released by the caller
+    /// without running (the loop is being torn down).
+    func close() -> [PendingBlock] {
+        queue.withLock { queue in
+            queue.closed = true
+            defer { queue.entries = [] }
+            return queue.entries.map(\.block)
         }
     }
 }
@@ -59,7 +89,7 @@ final class SleepFlags: Sendable {
     /// True when the caller must call the waker: the loop sleeps and no wake was sent yet.
     func claimWake() -> Bool {
         guard sleeping.load(ordering: .sequentiallyConsistent) else { return false }
-        return !wakePosted.exchange(true, ordering: .acquiringAndReleasing)
+        return !wakePosted.exchange(true, ordering: .sequentiallyConsistent)
     }
 }
 

@@ -27,6 +27,6 @@ func callingOutToDescriptorSource(_ handler: @Sendable (Readiness) -> Void, _ re
 }
 
 @inline(never)
-func callingOutToPortSource(_ deliver: @Sendable () -> Void) {
-    deliver()
+func callingOutToPortSource(_ deliver: @Sendable (Loop.Source) -> Void, _ source: Loop.Source) {
+    deliver(source)
 }

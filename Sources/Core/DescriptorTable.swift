@@ -1,8 +1,10 @@
+import Glibc
+
 /// What a loop has asked its backend to watch: the version-1 sources of the mode it runs.
 ///
 /// Each registration gets a fresh ``Token``. An event whose token is no longer registered (its
 /// descriptor was unregistered, or closed and reused, within one batch) is stale and dropped
-/// here, once, for every backend. Touched only on the loop's thread.
+/// here, once, for every backend. Guarded by the loop's ``BackendAccess`` lock.
 struct DescriptorTable {
     struct Registration {
         let descriptor: Int32
@@ -19,19 +21,44 @@ struct DescriptorTable {
     /// The dispatch main queue's descriptor, when it is watched, and its token.
     private(set) var mainQueue: (descriptor: Int32, token: Token)?
 
+    /// How many descriptors are registered for sources.
+    var count: Int { byDescriptor.count }
+
+    /// A source that cannot be watched, and why: to be reported and invalidated by the caller
+    /// once no lock is held (invalidating calls the source's `cancel` callbacks).
+    struct Unwatchable {
+        let source: Loop.Source
+        let reason: String
+    }
+
     /// Makes the backend watch exactly the descriptors of `sources`, the sources of `mode`.
     ///
     /// A descriptor whose set of sources is unchanged keeps its registration; otherwise it is
-    /// registered afresh under a new token, so a descriptor closed and reused meanwhile is
-    /// watched as the new file it now is. A failure to watch a descriptor is reported on
-    /// standard error and that source is invalidated: RunLoopKit never leaves a source that
-    /// silently cannot fire.
-    mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) {
+    /// registered afresh under a new token. Before a descriptor is registered, the file it
+    /// names now is compared with the file each source was made for: a descriptor closed and
+    /// reused behind its source's back is never watched for that source (whose handler would
+    /// otherwise hear about a stranger's file). A source that cannot be watched is returned,
+    /// so that RunLoopKit never leaves a source that silently cannot fire.
+    mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) -> [Unwatchable] {
         self.mode = mode
         syncMainQueue(mainQueueDescriptor, with: backend)
+        var unwatchable: [Unwatchable] = []
         var wanted: [Int32: (interest: Interest, sources: [Loop.Source])] = [:]
+        var identities: [Int32: FileIdentity?] = [:]
         for source in sources {
             guard let (fd, interest) = source.watchedDescriptor else { continue }
+            if let old = byDescriptor[fd], old.sources.contains(where: { $0 === source }) {
+                // Already watched for this source: checked when it was registered.
+            } else {
+                let now = identities[fd] ?? FileIdentity(of: fd)
+                identities[fd] = now
+                guard now == source.fileIdentity else {
+                    unwatchable.append(Unwatchable(source: source, reason: now == nil
+                        ? "descriptor \(fd) was closed while its source was in a loop; invalidate a source before closing its descriptor"
+                        : "descriptor \(fd) was closed and reused for another file while its source was in a loop; invalidate a source before closing its descriptor"))
+                    continue
+                }
+            }
             wanted[fd, default: ([], [])].interest.formUnion(interest)
             wanted[fd, default: ([], [])].sources.append(source)
         }
@@ -49,9 +76,12 @@ struct DescriptorTable {
                 byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: want.interest, sources: want.sources)
                 byToken[token] = fd
             } catch {
-                reportUnwatchable(want.sources, error: error)
+                for source in want.sources {
+                    unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
+                }
             }
         }
+        return unwatchable
     }
 
     /// Watches the dispatch main queue's eventfd (main loop, common modes, outside a
@@ -94,11 +124,18 @@ struct DescriptorTable {
         // A descriptor the user already closed is gone from the backend's set: not an error.
         try? backend.unregister(registration.descriptor, token: registration.token)
     }
+}
 
-    private func reportUnwatchable(_ sources: [Loop.Source], error: SystemError) {
-        for source in sources {
-            reportToStandardError("RunLoopKit: cannot watch \(source): \(error); the source is invalidated")
-            source.invalidate()
-        }
+/// Which file a descriptor names: device and inode, as `fstat` reports them.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file `descriptor` names now; `nil` when it is not open.
+    init?(of descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

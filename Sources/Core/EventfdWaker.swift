@@ -27,17 +27,21 @@ public final class EventfdWaker: BackendWaker {
     /// Makes the eventfd readable. Safe from any thread; only the first wake since the last
     /// ``consume()`` pays for a write.
     public func wake() {
-        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         var one: UInt64 = 1
         while write(descriptor, &one, 8) < 0, currentErrno() == EINTR {}
     }
 
     /// Drains the eventfd; call on the loop's thread when it was reported readable.
     public func consume() {
-        // Clear `pending` before draining: a wake racing with us then either is drained here
-        // (and its work is seen by the pass that follows) or writes again for the next wait.
-        pending.store(false, ordering: .releasing)
+        // Drain first, then clear `pending`. The other order loses wakes for good: a wake
+        // landing between the two sees `pending` clear, writes, and the read swallows that
+        // write, leaving `pending` set on an empty eventfd, so every later wake returns
+        // without writing. In this order a wake landing in between sees `pending` still set
+        // and skips its write, which is harmless: the loop is awake and about to look at the
+        // work that wake was for; every wake after the store writes.
         var counter: UInt64 = 0
         _ = read(descriptor, &counter, 8)
+        pending.store(false, ordering: .sequentiallyConsistent)
     }
 }

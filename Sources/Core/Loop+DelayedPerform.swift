@@ -13,7 +13,7 @@ extension Loop {
     @discardableResult
     public func perform(after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void) -> Timer {
         // A non-negative tolerance and no interval: this cannot throw.
-        let timer = try! Timer(after: max(delay, .zero)) { _ in block() }
+        let timer = try! Timer(fireAt: now + max(delay, .zero)) { _ in block() }
         for mode in modes { add(timer, to: mode) }
         return timer
     }

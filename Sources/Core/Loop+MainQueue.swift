@@ -11,11 +11,10 @@ extension Loop {
         let port = _dispatch_get_main_queue_handle_4CF()
         // A program whose async `main` already called dispatch_main() has no usable port.
         guard port >= 0 else { return }
+        // No poke of our own: libdispatch creates this eventfd on the first block queued for
+        // the main queue and writes it then, so blocks queued before the binding are already
+        // announced. A poke would make the first run wake once with nothing to do.
         local.mainQueuePort = port
-        // Blocks queued before the binding may not have poked the eventfd: poke it once so the
-        // first pass drains them.
-        var one: UInt64 = 1
-        _ = write(port, &one, 8)
     }
 
     /// Drains the dispatch main queue once: the blocks queued before this call, not those

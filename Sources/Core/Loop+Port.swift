@@ -36,6 +36,20 @@ extension Loop {
             }
         }
 
+        /// Puts messages a source did not deliver back at the front, ahead of those sent since,
+        /// and makes the port ready again for whoever receives from it next.
+        func putBack(_ messages: Deque<Message>) {
+            let mustSignal = queue.withLock { queue in
+                queue.messages.prepend(contentsOf: messages)
+                defer { queue.signalled = true }
+                return !queue.signalled
+            }
+            if mustSignal {
+                var one: UInt64 = 1
+                _ = write(eventDescriptor, &one, 8)
+            }
+        }
+
         /// Takes every queued message; the port is no longer ready unless more arrive.
         func receiveAll() -> Deque<Message> {
             // Read the eventfd before taking the queue: a send racing with us either lands

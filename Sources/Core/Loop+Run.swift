@@ -48,7 +48,7 @@ extension Loop {
         }
         guard entered else { return .finished }
 
-        let now = ContinuousClock.now
+        let now = self.now
         let isPoll = timeout.map { $0 <= .zero } ?? false
         var run = RunContext(
             mode: mode,
@@ -84,14 +84,15 @@ extension Loop {
         }
         if polls || !modeIsEmpty(mode) {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
-            let woken = waitForWork(in: mode, polls: polls, until: run.deadline)
+            let wait = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
-            let firedTimers = fireDueTimers(in: mode, dueBy: .now)
+            let firedTimers = fireDueTimers(in: mode, dueBy: now)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
             if handledSources || drainedMainQueue { run.handledSource = true }
-            if let woken {
-                counters.count(firedTimers ? .timer : handledSources ? .source : drainedMainQueue ? .mainQueue : woken ? .woken : .idle)
+            if case let .slept(woken, reachedDeadline) = wait {
+                counters.count(firedTimers ? .timer : handledSources ? .source : drainedMainQueue ? .mainQueue
+                    : woken ? .woken : reachedDeadline ? .timeout : .spurious)
             }
         }
         counters.countPass()
@@ -103,7 +104,7 @@ extension Loop {
     private func decide(_ run: RunContext) -> RunResult? {
         if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
         if run.isPoll { return .timedOut }
-        if let deadline = run.deadline, ContinuousClock.now >= deadline { return .timedOut }
+        if let deadline = run.deadline, now >= deadline { return .timedOut }
         return state.withLock { state in
             if state.runs.last!.stopped { return .stopped }
             if state.isEmpty(run.mode) { return .finished }
@@ -132,29 +133,15 @@ extension Loop {
 
     /// Runs the blocks queued for `mode` before this drain; blocks for other modes stay queued
     /// in order, and blocks queued during the drain wait for a later one.
+    ///
+    /// Blocks are taken one at a time from the shared queue, so a run nested in a block sees
+    /// the blocks this drain has not reached yet (and may run them, oldest first).
     private func drainBlocks(in mode: Mode) {
-        var batch = local.spareBlocks.take() ?? Deque()
-        guard blocks.takeAll(into: &batch) else {
-            local.spareBlocks = batch
-            return
+        guard let limit = blocks.drainLimit() else { return }
+        let commonModes = state.withLock { $0.commonModes }
+        while let block = blocks.popFirst(runningIn: mode, commonModes: commonModes, notAfter: limit) {
+            callingOutToBlock(block.body)
         }
-        let isCommon = state.withLock { $0.commonModes.contains(mode) }
-        var kept = Deque<PendingBlock>()
-        while let block = batch.popFirst() {
-            let runsHere: Bool = switch block.modes {
-            case .common: isCommon
-            case let .some(modes): modes.contains(mode) || (isCommon && modes.contains(.common))
-            }
-            if runsHere {
-                callingOutToBlock(block.body)
-            } else {
-                kept.append(block)
-            }
-        }
-        if !kept.isEmpty {
-            blocks.prepend(kept)
-        }
-        local.spareBlocks = batch
     }
 
     /// Performs the signalled version-0 sources of `mode` by order, then first signal.
@@ -183,64 +170,98 @@ extension Loop {
         return performed
     }
 
+    /// How a pass's wait went, for the statistics.
+    private enum WaitOutcome {
+        /// The wait did not sleep (a poll).
+        case polled
+        /// The wait slept; `woken`: another thread woke it for this sleep; `reachedDeadline`:
+        /// it ran to the end it was planned with (a timer or the run's timeout).
+        case slept(woken: Bool, reachedDeadline: Bool)
+    }
+
+    /// When and how a wait ends, decided under the loop's lock.
+    private struct SleepPlan {
+        /// When the wait ends by itself: `nil` sleeps until an event; `sleeps` false polls.
+        var deadline: ContinuousClock.Instant?
+        var sleeps: Bool
+        /// The timer slack the wait needs (`nil`: the thread's own).
+        var slack: UInt?
+
+        static let poll = SleepPlan(deadline: nil, sleeps: false, slack: nil)
+    }
+
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
-    /// - Returns: `nil` when the wait did not sleep; otherwise whether another thread woke it.
-    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> Bool? {
-        guard let backend = local.backend else { return nil }
-        let sync: (sources: [Source], mainQueue: Int32?)? = state.withLock { state in
-            let mainQueue = state.watchesMainQueue(in: mode) ? local.mainQueuePort : nil
-            guard state.descriptorsChanged || local.descriptors.mode != mode || local.descriptors.mainQueue?.descriptor != mainQueue else {
-                return nil
-            }
-            state.descriptorsChanged = false
-            return (Array((state.modes[mode]?.versionOne ?? [:]).values), mainQueue)
+    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> WaitOutcome {
+        let mainQueue: Int32?? = .some(state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil)
+        invalidate(backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: mainQueue) })
+        return backendAccess.withLock { access in
+            guard let backend = access.backend else { return .polled }
+            let plan = planSleep(in: mode, polls: polls, until: runDeadline)
+            return sleep(in: backend, as: plan)
         }
-        if let sync {
-            local.descriptors.sync(sync.sources, mode: mode, mainQueue: sync.mainQueue, with: backend)
-        }
-        let now = ContinuousClock.now
-        // Deciding to sleep and publishing `sleeping` happen under the state lock, so work
-        // posted under that lock either is seen here or finds the loop asleep and wakes it;
-        // blocks, posted under their own lock, are ordered by the fence below (SleepFlags).
-        let (timeout, isExact): (Duration?, Bool) = state.withLock { state in
+    }
+
+    /// Decides whether and until when to sleep, and publishes the decision.
+    ///
+    /// Deciding to sleep and publishing `sleeping` happen under the state lock, so work posted
+    /// under that lock either is seen here or finds the loop asleep and wakes it; blocks,
+    /// posted under their own lock, are ordered by the fence below (see ``SleepFlags``).
+    private func planSleep(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> SleepPlan {
+        let now = self.now
+        return state.withLock { state in
             // This wait consumes every wakeUp posted before it.
             defer { state.wakeRequested = false }
-            // Sources added since the sync above must be registered before sleeping: poll, and
-            // the next pass syncs them.
-            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return (.zero, false) }
-            var deadline = runDeadline
-            var isExact = false
-            if let timer = state.modes[mode]?.timerDeadline(), deadline.map({ timer.instant <= $0 }) ?? true {
-                deadline = timer.instant
-                isExact = timer.isExact
+            // Sources added since the sync must be registered before sleeping: poll, and the
+            // next pass syncs them.
+            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .poll }
+            var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
+            if let timer = state.modes[mode]?.timerDeadline() {
+                let (wakeAt, slack) = local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance)
+                if runDeadline.map({ wakeAt <= $0 }) ?? true {
+                    plan.deadline = wakeAt
+                    plan.slack = slack
+                }
             }
-            var timeout = deadline.map { max(.zero, $0 - now) }
+            if let deadline = plan.deadline, deadline <= now { return .poll }
             // A zero timeout does not sleep, so nothing needs to wake it.
             sleep.wakePosted.store(false, ordering: .sequentiallyConsistent)
-            sleep.sleeping.store(timeout != .zero, ordering: .sequentiallyConsistent)
-            // Published before the last look at the block queue (see SleepFlags).
+            sleep.sleeping.store(true, ordering: .sequentiallyConsistent)
+            // Published before the last look at the block queue (see SleepFlags) and at the
+            // threads waiting for the backend (see BackendAccess).
             atomicMemoryFence(ordering: .sequentiallyConsistent)
-            if timeout != .zero, blocks.hasBlock(runningIn: mode, commonModes: state.commonModes) {
+            if backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
+                || blocks.hasBlock(runningIn: mode, commonModes: state.commonModes) {
                 sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
-                timeout = .zero
+                return .poll
             }
-            state.sleepDeadline = deadline
-            return (timeout, isExact && timeout != .zero)
+            state.sleepDeadline = plan.deadline
+            return plan
         }
-        // Linux lets a timed sleep overrun by the thread's timer slack (50 µs by default): a
-        // wait for a timer without tolerance runs with the least slack, restored afterwards.
-        // Timers with a tolerance keep the slack, which lets the kernel coalesce wakeups.
-        if isExact { local.timerSlack.tighten() }
-        defer { if isExact { local.timerSlack.restore() } }
-        do {
-            try backend.wait(timeout: timeout, into: &local.events)
-        } catch {
-            fatalError("RunLoopKit: \(backend.kind) wait failed: \(error)")
+    }
+
+    /// Waits as `plan` says. A wait that returns with nothing to do before its deadline (a
+    /// signal interrupted it, or a wake posted for an earlier sleep arrived late) waits
+    /// again for what is left: every wait that ends has a reason.
+    private func sleep(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
+        local.timerSlack.apply(plan.slack)
+        defer { local.timerSlack.restore() }
+        while true {
+            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
+            do {
+                _ = try backend.wait(timeout: timeout, into: &local.events)
+            } catch {
+                // Interrupts, old kernels and sandboxes are handled by the backends; what is
+                // left is a broken invariant (a closed epoll descriptor, say).
+                preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
+            }
+            guard plan.sleeps, local.events.isEmpty, !sleep.wakePosted.load(ordering: .sequentiallyConsistent) else { break }
+            if let deadline = plan.deadline, now >= deadline { break }
         }
-        let slept = sleep.sleeping.exchange(false, ordering: .sequentiallyConsistent)
-        let woken = sleep.wakePosted.exchange(false, ordering: .acquiringAndReleasing)
-        if slept { state.withLock { $0.sleepDeadline = nil } }
-        return slept ? woken : nil
+        guard plan.sleeps else { return .polled }
+        sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
+        let woken = sleep.wakePosted.exchange(false, ordering: .sequentiallyConsistent)
+        state.withLock { $0.sleepDeadline = nil }
+        return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
@@ -273,15 +294,16 @@ extension Loop {
         // A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
         callingOutToTimer(timer)
+        let now = self.now
         let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
             state.isFiring = false
             guard timer.isValid, let interval = timer.interval else { return nil }
-            let now = ContinuousClock.now
             var next = served.nextOnGrid(every: interval, after: now)
             if let requested = state.instantSetWhileFiring {
-                // Inside the callback a later instant wins over the advance; from another
-                // thread it is a re-arm like any other (a past instant means now).
-                next = state.instantSetElsewhere ? max(requested, now) : max(next, max(requested, now))
+                // From another thread it is a re-arm like any other; inside the callback it
+                // replaces the advance when it is later than the instant served, even if it
+                // is earlier than the advance. A past instant means now.
+                if state.instantSetElsewhere || requested > served { next = max(requested, now) }
             }
             state.fireInstant = next
             return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
@@ -298,15 +320,18 @@ extension Loop {
         guard !local.events.isEmpty else { return (false, false) }
         local.readySources.removeAll(keepingCapacity: true)
         var mainQueueReady = false
-        for event in local.events {
-            if local.descriptors.isMainQueue(event.token) {
-                mainQueueReady = true
-                continue
-            }
-            guard let sources = local.descriptors.sources(for: event.token) else { continue }
-            for source in sources {
-                guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else { continue }
-                local.readySources.append((source, event.readiness))
+        // Another thread may have unregistered a descriptor since the wait: its event is stale.
+        backendAccess.withLock { access in
+            for event in local.events {
+                if access.descriptors.isMainQueue(event.token) {
+                    mainQueueReady = true
+                    continue
+                }
+                guard let sources = access.descriptors.sources(for: event.token) else { continue }
+                for source in sources {
+                    guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else { continue }
+                    local.readySources.append((source, event.readiness))
+                }
             }
         }
         local.events.removeAll(keepingCapacity: true)
@@ -321,7 +346,7 @@ extension Loop {
             guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
             switch source.kind {
             case let .descriptor(_, _, handler): callingOutToDescriptorSource(handler, readiness)
-            case let .port(_, deliver, _): callingOutToPortSource(deliver)
+            case let .port(_, deliver, _): callingOutToPortSource(deliver, source)
             case .signalled: continue
             }
             handled = true

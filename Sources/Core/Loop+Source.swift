@@ -1,3 +1,4 @@
+import DequeModule
 import Glibc
 import Synchronization
 
@@ -12,7 +13,16 @@ extension Loop {
         enum Kind: Sendable {
             case signalled(perform: @Sendable () -> Void)
             case descriptor(Int32, Interest, handler: @Sendable (Readiness) -> Void)
-            case port(Int32, deliver: @Sendable () -> Void, port: any Sendable)
+            /// `deliver` hands the port's messages to the handler while the source it is given
+            /// stays valid.
+            case port(Int32, deliver: @Sendable (Source) -> Void, port: any Sendable)
+        }
+
+        /// A `schedule` (joined) or `cancel` callout still to be made.
+        struct MembershipCallout {
+            let joined: Bool
+            let loop: Loop
+            let mode: Mode
         }
 
         let kind: Kind
@@ -28,6 +38,12 @@ extension Loop {
         let valid = Atomic<Bool>(true)
         /// The loops this source is in. Lock order: a source's lock, then a loop's.
         let loops = Lock<[ObjectIdentifier: WeakLoop]>([:])
+        /// The file a version-1 source watches, as it was when the source was made: a
+        /// descriptor closed and reused for another file is never watched for this source.
+        let fileIdentity: FileIdentity?
+        /// `schedule` and `cancel` callouts in the order of the membership changes, queued
+        /// under ``loops`` and made with no lock held by one thread at a time.
+        private let callouts = Lock<(queue: Deque<MembershipCallout>, making: Bool)>(([], false))
 
         /// Creates a version-0 source, performed in a pass after ``signal()``.
         ///
@@ -47,6 +63,7 @@ extension Loop {
             self.order = order
             self.scheduleCallback = schedule
             self.cancelCallback = cancel
+            self.fileIdentity = nil
         }
 
         /// Creates a version-1 source that calls `handler` while `fileDescriptor` is ready.
@@ -77,12 +94,15 @@ extension Loop {
             self.order = order
             self.scheduleCallback = nil
             self.cancelCallback = nil
+            self.fileIdentity = FileIdentity(of: fileDescriptor)
         }
 
         /// Creates a version-1 source that receives the messages sent to `port`.
         ///
         /// Each message is handed to `handler` on the loop's thread, in the order sent; every
-        /// message present when the port is found ready is delivered in that pass.
+        /// message present when the port is found ready is delivered in that pass. A handler
+        /// that invalidates the source receives no further message: those not delivered stay
+        /// in the port, in order, for whoever receives from it next.
         ///
         /// - Parameters:
         ///   - port: the port to receive from.
@@ -93,12 +113,15 @@ extension Loop {
             order: Int = 0,
             handler: @escaping @Sendable (Message) -> Void
         ) {
-            self.kind = .port(port.eventDescriptor, deliver: {
-                for message in port.receiveAll() { handler(message) }
+            self.kind = .port(port.eventDescriptor, deliver: { source in
+                var messages = port.receiveAll()
+                while source.isValid, let message = messages.popFirst() { handler(message) }
+                if !messages.isEmpty { port.putBack(messages) }
             }, port: port)
             self.order = order
             self.scheduleCallback = nil
             self.cancelCallback = nil
+            self.fileIdentity = FileIdentity(of: port.eventDescriptor)
         }
 
         /// Whether the source can still be added and performed.
@@ -128,19 +151,53 @@ extension Loop {
 
         /// Removes the source from every mode of every loop; it is never performed again.
         ///
-        /// `cancel` is called once per mode the source was in. Safe to call from any thread,
-        /// also from inside the source's own callout.
+        /// A version-1 source's descriptor leaves every loop's backend before this returns, so
+        /// the caller may close it right away. `cancel` is called once per mode the source was
+        /// in. Safe to call from any thread, also from inside the source's own callout.
         public func invalidate() {
-            let members: [WeakLoop] = loops.withLock { loops in
+            let members: [Loop] = loops.withLock { loops in
                 guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return [] }
-                let members = Array(loops.values)
+                let members = loops.values.compactMap(\.loop)
                 loops.removeAll()
+                // Detached under this source's lock, so that the cancels queue after every
+                // schedule of a join that happened before (joins check validity under it).
+                for loop in members { queueCallouts(joined: false, loop: loop, modes: loop.detach(self)) }
                 return members
             }
-            for entry in members {
-                guard let loop = entry.loop else { continue }
-                let modes = loop.detach(self)
-                if let cancelCallback { for mode in modes { cancelCallback(loop, mode) } }
+            if !isVersion0 { for loop in members { loop.releaseRemovedDescriptors() } }
+            makeQueuedCallouts()
+        }
+
+        /// How many loops this source is in, as the source itself records it (tests check that
+        /// no loop is left behind). Safe to call from any thread.
+        package var loopCount: Int { loops.withLock { $0.values.filter { $0.loop != nil }.count } }
+
+        /// Queues a `schedule` (`joined`) or `cancel` callout per mode. Call with ``loops`` held,
+        /// right after the change, so that callouts are queued in the order of the changes.
+        func queueCallouts(joined: Bool, loop: Loop, modes: [Mode]) {
+            guard !modes.isEmpty, (joined ? scheduleCallback : cancelCallback) != nil else { return }
+            callouts.withLock { callouts in
+                for mode in modes { callouts.queue.append(MembershipCallout(joined: joined, loop: loop, mode: mode)) }
+            }
+        }
+
+        /// Makes the queued callouts, in order, with no lock held. When another thread (or an
+        /// outer frame of this one: a callout that adds or removes this source) is making them
+        /// already, it makes ours too, after its own.
+        func makeQueuedCallouts() {
+            guard scheduleCallback != nil || cancelCallback != nil else { return }
+            let starts: Bool = callouts.withLock { callouts in
+                guard !callouts.making, !callouts.queue.isEmpty else { return false }
+                callouts.making = true
+                return true
+            }
+            guard starts else { return }
+            while let callout = callouts.withLock({ callouts -> MembershipCallout? in
+                if let next = callouts.queue.popFirst() { return next }
+                callouts.making = false
+                return nil
+            }) {
+                if callout.joined { scheduleCallback?(callout.loop, callout.mode) } else { cancelCallback?(callout.loop, callout.mode) }
             }
         }
 

@@ -71,10 +71,13 @@ extension Loop {
     /// until the thread exits.
     public func withBackend<R>(_ body: (any Backend) throws -> R) rethrows -> R {
         precondition(isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
-        guard let backend = local.backend else {
-            preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
+        // Under the backend lock: another thread may be unregistering a descriptor.
+        return try backendAccess.withLock { access in
+            guard let backend = access.backend else {
+                preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
+            }
+            return try body(backend)
         }
-        return try body(backend)
     }
 
     /// Whether the calling thread is this loop's own thread.
@@ -115,11 +118,16 @@ extension Loop {
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }
         for (source, modes) in sources {
-            source.loops.withLock { $0[ObjectIdentifier(self)] = nil }
-            if let cancel = source.cancelCallback { for mode in modes { cancel(self, mode) } }
+            source.loops.withLock { loops in
+                loops[ObjectIdentifier(self)] = nil
+                source.queueCallouts(joined: false, loop: self, modes: modes)
+            }
+            source.makeQueuedCallouts()
         }
-        if let backend = local.backend { local.descriptors.removeAll(from: backend) }
-        local.backend = nil
+        backendAccess.withLock { access in
+            if let backend = access.backend { access.descriptors.removeAll(from: backend) }
+            access.backend = nil
+        }
     }
 }
 

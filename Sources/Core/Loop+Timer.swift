@@ -94,7 +94,7 @@ extension Loop {
                     state.instantSetElsewhere = Loop.currentIfBound !== state.loop.loop
                     return false
                 }
-                state.fireInstant = max(newValue, .now)
+                state.fireInstant = max(newValue, state.loop.loop?.now ?? .now)
                 return true
             } }
         }

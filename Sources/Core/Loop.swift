@@ -17,21 +17,48 @@ public final class Loop: Sendable, CustomStringConvertible {
     let blocks = BlockQueue()
     let sleep = SleepFlags()
     let waker: any BackendWaker
+    /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
+    let backendAccess: BackendAccess
     /// Touched only on the loop's own thread.
-    let local: ThreadLocalState
+    let local = ThreadLocalState()
     let counters = LoopCounters()
+    /// Where the loop reads the time.
+    let clock: LoopClock
     /// Set once any observer was added: until then a notification costs no lock.
     let hasHadObservers = Atomic<Bool>(false)
 
-    init(backend: any Backend, isMain: Bool) {
+    init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
         self.isMain = isMain
+        self.clock = clock
         var initial = LoopState(blocks: blocks, sleep: sleep)
         initial.servesMainQueue = isMain
         self.state = Lock(initial)
         self.waker = backend.waker
-        self.local = ThreadLocalState(backend: backend)
+        self.backendAccess = BackendAccess(backend: backend)
     }
+
+    /// Creates a loop over `backend` reading time from `clock`, bound to the calling thread
+    /// as its current loop (for Core's own tests: a scripted backend and a virtual clock).
+    ///
+    /// Traps if the thread already has a loop.
+    package static func makeBoundToCurrentThread(backend: any Backend, clock: LoopClock) -> Loop {
+        precondition(currentIfCreated == nil, "Loop.makeBoundToCurrentThread: this thread already has a loop")
+        let loop = Loop(backend: backend, isMain: false, clock: clock)
+        ThreadBinding.bind(loop)
+        return loop
+    }
+
+    /// The backend's waker, for tests that deliver a wake no one claimed (as a late write from
+    /// an earlier sleep would).
+    package var backendWaker: any BackendWaker { waker }
+
+    /// The current instant on the loop's clock.
+    var now: ContinuousClock.Instant { clock.now() }
+
+    /// How many descriptors the loop has registered in its backend for version-1 sources (not
+    /// its waker nor the dispatch main queue). Safe to call from any thread.
+    package var registeredDescriptorCount: Int { backendAccess.registeredCount.load(ordering: .relaxed) }
 
     public var description: String { "Loop(\(backend)\(isMain ? ", main" : ""))" }
 
@@ -58,25 +85,23 @@ public final class Loop: Sendable, CustomStringConvertible {
         let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
             guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
             var modeState = state.modes[mode] ?? ModeState()
-            let sources = state.commonSources.filter { $0.isValid && modeState.insert($0) }
             for observer in state.commonObservers where observer.isValid { modeState.insertObserver(observer) }
             let timers = state.commonTimers.filter { timer in
                 timer.isValid && modeState.timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil
             }
             state.modes[mode] = modeState
-            if sources.contains(where: { !$0.isVersion0 }) { state.descriptorsChanged = true }
-            return (sources, timers, state.claimWake(ifCurrent: mode))
+            return (state.commonSources, timers, !timers.isEmpty && state.claimWake(ifCurrent: mode))
         }
         if wake { waker.wake() }
         // Queued outside the loop's lock (a timer's lock comes first); a re-arm racing with
         // this already sees the timer in the mode and queues its own, newer entry.
         for timer in timers { timer.queueCurrentArming(in: mode, of: self) }
+        // Each source joins the way `add(_:to:)` adds it, under the source's own lock first:
+        // one that was invalidated or removed from the common modes meanwhile stays out.
         for source in sources {
-            // The source is in this loop now, whatever it was before: signal and invalidate
-            // must find it. An invalidate that raced with us is finished here.
-            source.loops.withLock { $0[ObjectIdentifier(self)] = WeakLoop(loop: self) }
-            if !source.isValid { detach(source) }
-            source.scheduleCallback?(self, mode)
+            attach(source) { state in
+                state.commonModes.contains(mode) && state.commonSources.contains(source) ? [mode] : []
+            }
         }
     }
 
@@ -85,36 +110,52 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Adds `source` to `mode` (to every common mode for ``Mode/common``).
     ///
     /// Adding a source to a mode it is in, or adding an invalidated source, has no effect. The
-    /// source's `schedule` callback runs once per mode it joins, on the calling thread. Safe to
-    /// call from any thread.
+    /// source's `schedule` callback runs once per mode it joins, on the calling thread (or, when
+    /// another thread is making this source's callouts at that moment, on that thread, right
+    /// after its own: `schedule` and `cancel` are always called in the order the source joined
+    /// and left its modes). Safe to call from any thread.
     public func add(_ source: Source, to mode: Mode) {
-        let (added, wake): ([Mode], Bool) = source.loops.withLock { loops in
-            guard source.isValid else { return ([], false) }
-            let result: ([Mode], Bool) = state.withLock { state in
+        attach(source) { state in
+            if mode == .common, !state.commonSources.contains(source) { state.commonSources.append(source) }
+            return state.targets(of: mode)
+        }
+    }
+
+    /// Puts `source` into the modes `targets` names (picked under the loop's lock), unless it
+    /// was invalidated; the one path by which a source joins a mode.
+    private func attach(_ source: Source, targets: (inout LoopState) -> [Mode]) {
+        let wake: Bool = source.loops.withLock { loops in
+            guard source.isValid else { return false }
+            let (added, wake): ([Mode], Bool) = state.withLock { state in
                 guard !state.isTornDown else { return ([], false) }
-                if mode == .common, !state.commonSources.contains(source) { state.commonSources.append(source) }
                 var added: [Mode] = []
-                for target in state.targets(of: mode) where state.modes[target, default: ModeState()].insert(source) {
+                for target in targets(&state) where state.modes[target, default: ModeState()].insert(source) {
                     added.append(target)
                 }
-                if source.isVersion0, source.isSignalled, !added.isEmpty, !state.signalled.contains(source) {
+                guard !added.isEmpty else { return ([], false) }
+                // A source signalled while in no mode of this loop is performed once it joins.
+                if source.isVersion0, source.isSignalled, !state.signalled.contains(source) {
                     state.signalled.append(source)
                 }
-                if !source.isVersion0, !added.isEmpty { state.descriptorsChanged = true }
+                if !source.isVersion0 { state.descriptorsChanged = true }
                 let wake = state.currentMode.map { added.contains($0) && (!source.isVersion0 || source.isSignalled) } ?? false
                 return (added, wake && state.claimWake())
             }
-            if !result.0.isEmpty { loops[ObjectIdentifier(self)] = WeakLoop(loop: self) }
-            return result
+            if !added.isEmpty {
+                loops[ObjectIdentifier(self)] = WeakLoop(loop: self)
+                source.queueCallouts(joined: true, loop: self, modes: added)
+            }
+            return wake
         }
         if wake { waker.wake() }
-        if let schedule = source.scheduleCallback { for target in added { schedule(self, target) } }
+        source.makeQueuedCallouts()
     }
 
     /// Removes `source` from `mode` (from every common mode for ``Mode/common``).
     ///
-    /// The source's `cancel` callback runs once per mode it leaves, on the calling thread. Safe
-    /// to call from any thread.
+    /// A descriptor no mode's source needs any more leaves the backend before this returns, so
+    /// the caller may close it right away. The source's `cancel` callback runs once per mode
+    /// it leaves (on which thread: see `add(_:to:)`). Safe to call from any thread.
     public func remove(_ source: Source, from mode: Mode) {
         let (removed, wake): ([Mode], Bool) = source.loops.withLock { loops in
             let (removed, stillMember, wake): ([Mode], Bool, Bool) = state.withLock { state in
@@ -127,10 +168,12 @@ public final class Loop: Sendable, CustomStringConvertible {
                 return (removed, state.containsAnywhere(source), state.claimWakeIfEmptied())
             }
             if !stillMember { loops[ObjectIdentifier(self)] = nil }
+            source.queueCallouts(joined: false, loop: self, modes: removed)
             return (removed, wake)
         }
         if wake { waker.wake() }
-        if let cancel = source.cancelCallback { for target in removed { cancel(self, target) } }
+        if !source.isVersion0, !removed.isEmpty { releaseRemovedDescriptors() }
+        source.makeQueuedCallouts()
     }
 
     /// Whether `source` is in `mode` (for ``Mode/common``: was added to the common modes).
@@ -165,8 +208,9 @@ public final class Loop: Sendable, CustomStringConvertible {
                 let id = ObjectIdentifier(timer)
                 // Clamped only when it first joins this loop's modes: a timer already queued
                 // and overdue is simply due. Clamping re-anchors a repeating timer's grid.
-                if !timerState.isFiring, timerState.fireInstant < .now, !state.modes.values.contains(where: { $0.timers[id] != nil }) {
-                    timerState.fireInstant = .now
+                let now = self.now
+                if !timerState.isFiring, timerState.fireInstant < now, !state.modes.values.contains(where: { $0.timers[id] != nil }) {
+                    timerState.fireInstant = now
                     timer.generation.add(1, ordering: .acquiringAndReleasing)
                 }
                 let generation = timer.generation.load(ordering: .acquiring)
@@ -297,8 +341,11 @@ public final class Loop: Sendable, CustomStringConvertible {
     public func wakeUp() {
         let wake: Bool = state.withLock { state in
             guard !state.runs.isEmpty else { return false }
-            state.wakeRequested = true
-            return state.claimWake()
+            // Asleep: ending that sleep is the whole wake. Marking it as pending too would
+            // make the next wait return at once as well: two passes for one wake.
+            if state.claimWake() { return true }
+            if !sleep.sleeping.load(ordering: .sequentiallyConsistent) { state.wakeRequested = true }
+            return false
         }
         if wake { waker.wake() }
     }
@@ -329,7 +376,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     }
 
     /// Removes an invalidated source from every mode; returns the modes it was in.
-    @discardableResult
+    ///
+    /// Called with the source's lock held; the caller releases removed descriptors
+    /// (``releaseRemovedDescriptors()``) once it has let go of that lock.
     func detach(_ source: Source) -> [Mode] {
         let (removed, wake): ([Mode], Bool) = state.withLock { state in
             state.commonSources.removeAll { $0 === source }
@@ -342,6 +391,42 @@ public final class Loop: Sendable, CustomStringConvertible {
         }
         if wake { waker.wake() }
         return removed
+    }
+
+    /// Takes the descriptors that no source needs any more out of the backend now, from any
+    /// thread (see ``BackendAccess``).
+    func releaseRemovedDescriptors() {
+        // A sleeping loop holds the backend: wake it so that it lets go.
+        let unwatchable = backendAccess.withLockWakingLoop({ if sleep.claimWake() { waker.wake() } }) { access in
+            syncRegistrations(access, for: nil)
+        }
+        invalidate(unwatchable)
+    }
+
+    /// Brings the backend's registrations in line with the version-1 sources of `mode`, or of
+    /// the mode registered now when `mode` is `nil`, if anything changed. Backend lock held.
+    ///
+    /// - Returns: the sources that cannot be watched, for ``invalidate(_:)`` once no lock is held.
+    func syncRegistrations(_ access: BackendAccess, for mode: Mode?, mainQueue: Int32?? = .none) -> [DescriptorTable.Unwatchable] {
+        guard let backend = access.backend, let mode = mode ?? access.descriptors.mode else { return [] }
+        let mainQueue = mainQueue ?? access.descriptors.mainQueue?.descriptor
+        let sources: [Source]? = state.withLock { state in
+            guard state.descriptorsChanged || access.descriptors.mode != mode || access.descriptors.mainQueue?.descriptor != mainQueue else {
+                return nil
+            }
+            state.descriptorsChanged = false
+            return Array((state.modes[mode]?.versionOne ?? [:]).values)
+        }
+        guard let sources else { return [] }
+        return access.descriptors.sync(sources, mode: mode, mainQueue: mainQueue, with: backend)
+    }
+
+    /// Reports and invalidates sources that cannot be watched. No lock may be held.
+    func invalidate(_ unwatchable: [DescriptorTable.Unwatchable]) {
+        for entry in unwatchable {
+            reportToStandardError("RunLoopKit: \(entry.reason); \(entry.source) is invalidated")
+            entry.source.invalidate()
+        }
     }
 
     /// Removes an invalidated timer from every mode.

@@ -21,9 +21,9 @@ struct ModeState {
         return timerQueue.popDue(notAfter: limit) { ModeState.timer(for: $0, in: timers) }
     }
 
-    /// When the loop must wake to serve this mode's timers within their tolerances, and
-    /// whether that wake must be exact.
-    mutating func timerDeadline() -> (instant: ContinuousClock.Instant, isExact: Bool)? {
+    /// When the loop must wake to serve this mode's timers within their tolerances, and the
+    /// tolerance of the timer that sets it.
+    mutating func timerDeadline() -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         let timers = self.timers
         return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers) }
     }

@@ -1,22 +1,16 @@
-import DequeModule
 import Glibc
 
-/// The part of a loop that only its own thread touches: the backend and the buffers a pass
-/// reuses so that a pass allocates nothing.
+/// The part of a loop that only its own thread touches: the buffers a pass reuses so that a
+/// pass allocates nothing, and the thread's timer slack.
 final class ThreadLocalState: @unchecked Sendable {
     // @unchecked: every access happens on the loop's own thread (see `Loop.run`).
-    var backend: (any Backend)?
-    var descriptors = DescriptorTable()
     var events: [ReadyEvent] = []
     var readySources: [(source: Loop.Source, readiness: Readiness)] = []
-    /// An empty block queue to swap in while draining; `nil` while a drain is using it.
-    var spareBlocks: Deque<PendingBlock>? = Deque()
     /// The dispatch main queue's eventfd, once the main loop has bound it.
     var mainQueuePort: Int32?
     var timerSlack = TimerSlack()
 
-    init(backend: any Backend) {
-        self.backend = backend
+    init() {
         events.reserveCapacity(64)
     }
 }

@@ -39,8 +39,8 @@ struct TimerQueue {
     /// Latest acceptable firing time of a timer: its instant plus its tolerance.
     struct Deadline: Comparable {
         let deadline: ContinuousClock.Instant
-        /// No tolerance: the wait that this bounds must not be stretched by timer slack.
-        let isExact: Bool
+        /// The timer's tolerance: how much timer slack the wait this bounds may have.
+        let tolerance: Duration
         let key: Key
 
         static func < (a: Deadline, b: Deadline) -> Bool { a.deadline < b.deadline }
@@ -55,7 +55,7 @@ struct TimerQueue {
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
         let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation)
         byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key))
-        byDeadline.insert(Deadline(deadline: instant + tolerance, isExact: tolerance == .zero, key: key))
+        byDeadline.insert(Deadline(deadline: instant + tolerance, tolerance: tolerance, key: key))
     }
 
     /// Removes and returns the first live timer due at or before `limit`, with its generation.
@@ -75,9 +75,9 @@ struct TimerQueue {
     }
 
     /// The latest instant the loop may wake and still serve every timer within its
-    /// tolerance, and whether the timer that sets it has no tolerance.
-    mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, isExact: Bool)? {
+    /// tolerance, and the tolerance of the timer that sets it.
+    mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
-        return byDeadline.min.map { ($0.deadline, $0.isExact) }
+        return byDeadline.min.map { ($0.deadline, $0.tolerance) }
     }
 }

@@ -1,18 +1,50 @@
 internal import CRunLoopSupport
 
-/// The calling thread's timer slack (`PR_SET_TIMERSLACK`), narrowed around exact waits.
+/// The calling thread's timer slack (`PR_SET_TIMERSLACK`), and where a wait for a timer must
+/// end so that the slack can never make it late.
+///
+/// Linux lets a timed sleep overrun by the thread's timer slack (50 µs by default). A timer
+/// must fire within its tolerance, so a wait bounded by a timer ends `slack` before the timer's
+/// deadline (its instant plus its tolerance), with the slack narrowed to at most the
+/// tolerance: the kernel then wakes the thread between the timer's instant and its deadline,
+/// never early and never later than the tolerance allows. A tolerance at least as large as
+/// the thread's slack needs no change of slack, which leaves the kernel free to coalesce.
 struct TimerSlack {
-    /// The thread's own slack, read the first time it is narrowed.
+    /// The thread's own slack in nanoseconds, read the first time it is needed.
     private var original: UInt?
+    /// The slack the thread has now, when narrowed.
+    private var narrowed: UInt?
 
-    /// Sets the least slack the kernel allows (1 ns) for the next wait.
-    mutating func tighten() {
-        if original == nil { original = UInt(rlk_get_timer_slack()) }
-        rlk_set_timer_slack(1)
+    /// Where a wait for a timer with `deadline` (instant + `tolerance`) ends, and the slack
+    /// it needs (`nil`: the thread's own).
+    mutating func plan(deadline: ContinuousClock.Instant, tolerance: Duration) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
+        let threadSlack = threadOwnSlack()
+        let window = UInt(tolerance.nanosecondsClampedToZero)
+        // No window at all: end at the instant itself, with the least slack the kernel allows
+        // (1 ns; 0 would mean "the default").
+        if window == 0 { return (deadline, 1) }
+        if window >= threadSlack { return (deadline - .nanoseconds(Int64(threadSlack)), nil) }
+        return (deadline - .nanoseconds(Int64(window)), window)
     }
 
-    /// Puts the thread's own slack back.
-    func restore() {
-        if let original { rlk_set_timer_slack(UInt(original)) }
+    /// Sets the slack for the next wait (`nil`: the thread's own), with a system call only
+    /// when it changes.
+    mutating func apply(_ slack: UInt?) {
+        let wanted = slack ?? threadOwnSlack()
+        guard wanted != (narrowed ?? threadOwnSlack()) else { return }
+        rlk_set_timer_slack(wanted)
+        narrowed = wanted == threadOwnSlack() ? nil : wanted
+    }
+
+    /// Puts the thread's own slack back (callouts run with it).
+    mutating func restore() {
+        apply(nil)
+    }
+
+    private mutating func threadOwnSlack() -> UInt {
+        if let original { return original }
+        let slack = max(1, UInt(rlk_get_timer_slack()))
+        original = slack
+        return slack
     }
 }

@@ -14,7 +14,7 @@ struct BackendContractTests {
         try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
         pipe.fill()
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: generousDeadline, into: &events)
+        try waitOut(backend, timeout: generousDeadline, into: &events)
         #expect(events.map(\.token) == [Token(rawValue: 7)])
         #expect(events.first?.readiness.contains(.readable) == true)
         try backend.unregister(pipe.readEnd, token: Token(rawValue: 7))
@@ -29,11 +29,11 @@ struct BackendContractTests {
         pipe.fill()
         var events: [ReadyEvent] = []
         for _ in 0..<3 {
-            try backend.wait(timeout: generousDeadline, into: &events)
+            try waitOut(backend, timeout: generousDeadline, into: &events)
             #expect(events.map(\.token) == [Token(rawValue: 1)])
         }
         pipe.drain()
-        try backend.wait(timeout: .zero, into: &events)
+        try waitOut(backend, timeout: .zero, into: &events)
         #expect(events.isEmpty)
         try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
     }
@@ -45,7 +45,7 @@ struct BackendContractTests {
         for micros in [1, 150, 1_000, 2_500] {
             let timeout = Duration.microseconds(micros) + .nanoseconds(1)
             let start = ContinuousClock.now
-            try backend.wait(timeout: timeout, into: &events)
+            try waitOut(backend, timeout: timeout, into: &events)
             let elapsed = ContinuousClock.now - start
             #expect(elapsed >= timeout, "waited \(elapsed) for a timeout of \(timeout)")
             #expect(events.isEmpty)
@@ -56,7 +56,7 @@ struct BackendContractTests {
     func zeroPolls(_ kind: BackendKind) throws {
         let backend = try kind.factory.make()
         var events: [ReadyEvent] = [ReadyEvent(token: Token(rawValue: 99), readiness: .readable)]
-        try backend.wait(timeout: .zero, into: &events)
+        try waitOut(backend, timeout: .zero, into: &events)
         #expect(events.isEmpty) // The buffer is cleared, then filled.
     }
 
@@ -71,7 +71,7 @@ struct BackendContractTests {
         }
         started.open()
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: nil, into: &events)
+        try waitOut(backend, timeout: nil, into: &events)
         #expect(events.isEmpty) // The waker itself is not an event.
     }
 
@@ -81,10 +81,10 @@ struct BackendContractTests {
         backend.waker.wake()
         backend.waker.wake()
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: generousDeadline, into: &events)
-        // Consumed: the next wait sleeps its whole timeout.
+        #expect(try waitOut(backend, timeout: generousDeadline, into: &events))
+        // Consumed, and coalesced: the next wait sleeps its whole timeout, with no wake.
         let start = ContinuousClock.now
-        try backend.wait(timeout: .milliseconds(5), into: &events)
+        #expect(try !waitOut(backend, timeout: .milliseconds(5), into: &events))
         #expect(ContinuousClock.now - start >= .milliseconds(5))
     }
 
@@ -97,7 +97,7 @@ struct BackendContractTests {
         pipe.fill()
         try backend.unregister(pipe.readEnd, token: Token(rawValue: 3))
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: .milliseconds(2), into: &events)
+        try waitOut(backend, timeout: .milliseconds(2), into: &events)
         #expect(events.isEmpty)
     }
 
@@ -108,10 +108,10 @@ struct BackendContractTests {
         defer { pipe.close() }
         try backend.register(pipe.writeEnd, token: Token(rawValue: 10), interest: .readable)
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: .zero, into: &events)
+        try waitOut(backend, timeout: .zero, into: &events)
         #expect(events.isEmpty)
         try backend.modify(pipe.writeEnd, token: Token(rawValue: 11), interest: .writable)
-        try backend.wait(timeout: generousDeadline, into: &events)
+        try waitOut(backend, timeout: generousDeadline, into: &events)
         #expect(events.map(\.token) == [Token(rawValue: 11)])
         #expect(events.first?.readiness.contains(.writable) == true)
         try backend.unregister(pipe.writeEnd, token: Token(rawValue: 11))
@@ -125,7 +125,7 @@ struct BackendContractTests {
         pipe.close()
         try backend.unregister(pipe.readEnd, token: Token(rawValue: 4))
         var events: [ReadyEvent] = []
-        try backend.wait(timeout: .zero, into: &events)
+        try waitOut(backend, timeout: .zero, into: &events)
         #expect(events.isEmpty)
     }
 }

@@ -20,7 +20,7 @@ struct LibeventBackendTests {
             var lateness: [Duration] = []
             for _ in 0..<50 {
                 let start = ContinuousClock.now
-                try backend.wait(timeout: .microseconds(200), into: &events)
+                try waitOut(backend, timeout: .microseconds(200), into: &events)
                 lateness.append(ContinuousClock.now - start - .microseconds(200))
             }
             return lateness.sorted()
@@ -41,12 +41,12 @@ struct LibeventBackendTests {
             try backend.register(pipe.readEnd, token: token, interest: .readable)
             var events: [ReadyEvent] = []
             for _ in 0..<2 {
-                try backend.wait(timeout: generousDeadline, into: &events)
+                try waitOut(backend, timeout: generousDeadline, into: &events)
                 #expect(events == [ReadyEvent(token: token, readiness: .readable)])
             }
             // Once drained and unregistered it is quiet; unregistering it again (closed) is fine.
             pipe.drain()
-            try backend.wait(timeout: .zero, into: &events)
+            try waitOut(backend, timeout: .zero, into: &events)
             #expect(events.isEmpty)
             try backend.unregister(pipe.readEnd, token: token)
             try backend.unregister(pipe.readEnd, token: token)
@@ -67,12 +67,12 @@ struct LibeventBackendTests {
             #expect(woken.wait())
             var events: [ReadyEvent] = []
             let start = ContinuousClock.now
-            try backend.wait(timeout: generousDeadline, into: &events)
+            try waitOut(backend, timeout: generousDeadline, into: &events)
             #expect(ContinuousClock.now - start < generousDeadline)
             #expect(events.isEmpty, "the waker is not a ready event")
             // The wake was consumed: the next wait sleeps for its whole timeout.
             let again = ContinuousClock.now
-            try backend.wait(timeout: .milliseconds(20), into: &events)
+            try waitOut(backend, timeout: .milliseconds(20), into: &events)
             #expect(ContinuousClock.now - again >= .milliseconds(20))
         }
     }

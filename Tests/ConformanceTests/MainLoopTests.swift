@@ -31,6 +31,16 @@ struct MainLoopTests {
         ])
     }
 
+    @Test("the main loop's first run with nothing queued sleeps once, until its timeout", arguments: backends)
+    func idleFirstRun(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "idle") == ["run: timedOut", "passes 1, timeout wakeups 1, spurious 0"])
+    }
+
+    @Test("blocks queued before the main loop first ran are drained by its first run", arguments: backends)
+    func queuedBeforeFirstRun(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "queued-first") == ["block", "block 2", "run: handledSource"])
+    }
+
     @Test("@MainActor tasks run on the main loop's thread and complete", arguments: backends)
     func mainActorTasks(_ backend: BackendKind) throws {
         #expect(try runMainLoopFixture(backend, "mainactor") == ["task on main thread: true", "task resumed", "run: stopped"])

@@ -22,18 +22,18 @@ struct URingBackendTests {
             // Armed and idle, then made ready, then unregistered before any wait sees it: the
             // readiness completion (and the cancellation's own) must both be dropped.
             try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            try backend.wait(timeout: .zero, into: &events)
+            try waitOut(backend, timeout: .zero, into: &events)
             tokens += events.map(\.token)
             pipe.fill()
             try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
-            try backend.wait(timeout: .milliseconds(20), into: &events)
+            try waitOut(backend, timeout: .milliseconds(20), into: &events)
             tokens += events.map(\.token)
             // Reported once (so the poll completed and was re-armed), then unregistered.
             try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
-            try backend.wait(timeout: generousDeadline, into: &events)
+            try waitOut(backend, timeout: generousDeadline, into: &events)
             tokens += events.map(\.token)
             try backend.unregister(pipe.readEnd, token: Token(rawValue: 2))
-            try backend.wait(timeout: .milliseconds(20), into: &events)
+            try waitOut(backend, timeout: .milliseconds(20), into: &events)
             tokens += events.map(\.token)
             return tokens
         }
@@ -56,14 +56,14 @@ struct URingBackendTests {
                     token += 1
                     try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
                     if round % 2 == 0 {
-                        try backend.wait(timeout: .zero, into: &events)
+                        try waitOut(backend, timeout: .zero, into: &events)
                         stale += events.filter { $0.token != Token(rawValue: token) }
                     }
                     try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
                 }
                 token += 1
                 try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
-                try backend.wait(timeout: generousDeadline, into: &events)
+                try waitOut(backend, timeout: generousDeadline, into: &events)
                 stale += events.filter { $0.token != Token(rawValue: token) }
                 if events.isEmpty { Issue.record("round \(round): the ready pipe was not reported") }
                 try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
@@ -83,11 +83,11 @@ struct URingBackendTests {
             var tokens: [Token] = []
             try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
             pipe.fill()
-            try backend.wait(timeout: generousDeadline, into: &events)
+            try waitOut(backend, timeout: generousDeadline, into: &events)
             tokens += events.map(\.token)
             try backend.modify(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
             for _ in 0..<2 {
-                try backend.wait(timeout: generousDeadline, into: &events)
+                try waitOut(backend, timeout: generousDeadline, into: &events)
                 tokens += events.map(\.token)
             }
             return tokens
@@ -106,11 +106,11 @@ struct URingBackendTests {
             try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
             pipe.fill()
             for _ in 0..<3 {
-                try backend.wait(timeout: generousDeadline, into: &events)
+                try waitOut(backend, timeout: generousDeadline, into: &events)
                 waits.append(events)
             }
             pipe.drain()
-            try backend.wait(timeout: .milliseconds(20), into: &events)
+            try waitOut(backend, timeout: .milliseconds(20), into: &events)
             waits.append(events)
             return waits
         }
@@ -128,7 +128,7 @@ struct URingBackendTests {
             // wake must end its wait, whether it lands before or during it.
             for _ in 0..<50 {
                 try spawnThread { waker.wake() }
-                try backend.wait(timeout: nil, into: &events)
+                try waitOut(backend, timeout: nil, into: &events)
                 #expect(events == [])
             }
         }
@@ -140,10 +140,10 @@ struct URingBackendTests {
             let backend = try URingBackend()
             var events: [ReadyEvent] = []
             for _ in 0..<3 { backend.waker.wake() }
-            try backend.wait(timeout: nil, into: &events)
+            try waitOut(backend, timeout: nil, into: &events)
             // The wake was consumed: the next wake sends again and ends the next wait.
             backend.waker.wake()
-            try backend.wait(timeout: nil, into: &events)
+            try waitOut(backend, timeout: nil, into: &events)
             #expect(events == [])
         }
     }
@@ -154,7 +154,7 @@ struct URingBackendTests {
             let backend = try URingBackend()
             var events: [ReadyEvent] = []
             let start = ContinuousClock.now
-            try backend.wait(timeout: .microseconds(15_500), into: &events)
+            try waitOut(backend, timeout: .microseconds(15_500), into: &events)
             return ContinuousClock.now - start
         }
         #expect(elapsed >= .microseconds(15_500))
@@ -171,7 +171,7 @@ struct URingBackendTests {
             defer { close(ends[1]) }
             var events: [ReadyEvent] = []
             try backend.register(ends[0], token: Token(rawValue: 1), interest: .readable)
-            try backend.wait(timeout: .zero, into: &events) // The poll is armed and holds the file.
+            try waitOut(backend, timeout: .zero, into: &events) // The poll is armed and holds the file.
             try backend.unregister(ends[0], token: Token(rawValue: 1))
             close(ends[0])
             // Checked while the backend lives and before this thread waits again: no poll

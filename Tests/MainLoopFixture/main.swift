@@ -88,6 +88,18 @@ case "readme":
     }
     trace("run: \(loop.run())")
 
+case "idle":
+    // The first run with nothing queued sleeps once, until its timeout: no pass without a reason.
+    trace("run: \(loop.run(timeout: .milliseconds(20)))")
+    let statistics = loop.statistics
+    trace("passes \(statistics.passes), timeout wakeups \(statistics.timeoutWakeups), spurious \(statistics.spuriousWakeups)")
+
+case "queued-first":
+    // A block queued before the main loop ever ran is drained by its first run.
+    DispatchQueue.main.async { trace("block") }
+    DispatchQueue.main.async { trace("block 2") }
+    trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+
 default:
     trace("unknown scenario \(arguments[2])")
     exit(2)

@@ -1,0 +1,125 @@
+import Glibc
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// Objects › Items: a removed descriptor leaves the kernel's interest set before `invalidate()`
+/// or `remove(_:from:)` returns, so its owner can close it at once.
+extension Version1SourceTests {
+    @Test("a socket invalidated from another thread while the loop sleeps, then closed, really closes", arguments: backends)
+    func invalidateThenCloseWhileSleeping(_ backend: BackendKind) async throws {
+        let (ours, peer) = try socketPair()
+        defer { close(peer) }
+        let outcome = try await onLoopThread(backend) { loop -> String in
+            let outcome = Lock<String>("")
+            let source = try Loop.Source(fileDescriptor: ours) { _ in }
+            loop.add(source, to: .default)
+            let (keepAlive, _) = try keepAliveSource()
+            loop.add(keepAlive, to: .default)
+            try spawnThread {
+                while !loop.isWaiting { sched_yield() }
+                source.invalidate()
+                close(ours)
+                // The peer sees end of file only once nothing holds the socket open.
+                outcome.withLock { $0 = waitForEndOfFile(peer) }
+                loop.stop()
+            }
+            loop.run(timeout: generousDeadline)
+            keepAlive.invalidate()
+            #expect(loop.registeredDescriptorCount == 0)
+            return outcome.withLock { $0 }
+        }
+        #expect(outcome == "end of file")
+    }
+
+    @Test("a socket removed while no run is active, then closed, really closes", arguments: backends)
+    func removeThenCloseWhileIdle(_ backend: BackendKind) async throws {
+        let (ours, peer) = try socketPair()
+        defer { close(peer) }
+        let outcome = try await onLoopThread(backend) { loop -> String in
+            let source = try Loop.Source(fileDescriptor: ours) { _ in }
+            loop.add(source, to: .default)
+            // A poll registers the descriptor; the run then ends and nothing runs the loop.
+            loop.run(timeout: .zero)
+            #expect(loop.registeredDescriptorCount == 1)
+            let outcome = Lock<String>("")
+            let done = Latch()
+            try spawnThread {
+                loop.remove(source, from: .default)
+                close(ours)
+                outcome.withLock { $0 = waitForEndOfFile(peer) }
+                done.open()
+            }
+            done.wait()
+            #expect(loop.registeredDescriptorCount == 0)
+            return outcome.withLock { $0 }
+        }
+        #expect(outcome == "end of file")
+    }
+
+    @Test("a shared file's descriptor leaves every epoll interest set before invalidate returns", arguments: backends)
+    func sharedFileLeavesInterestSet(_ backend: BackendKind) async throws {
+        let pipe = try Pipe()
+        let duplicate = dup(pipe.readEnd)
+        defer {
+            close(duplicate)
+            pipe.close()
+        }
+        var info = stat()
+        fstat(pipe.readEnd, &info)
+        let inode = UInt64(info.st_ino)
+        let (watchedBefore, watchedAfter) = try await onLoopThread(backend) { loop in
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
+            loop.add(source, to: .default)
+            loop.run(timeout: .zero)
+            let before = epollWatches(inode: inode)
+            let done = Latch()
+            try spawnThread {
+                source.invalidate()
+                done.open()
+            }
+            done.wait()
+            return (before, epollWatches(inode: inode))
+        }
+        // io_uring watches with poll requests, not an epoll set (its test is the socket's).
+        if backend.rawValue != "uring" { #expect(watchedBefore) }
+        #expect(!watchedAfter)
+    }
+}
+
+/// A connected pair of stream sockets, close-on-exec.
+func socketPair() throws -> (Int32, Int32) {
+    var ends: [Int32] = [0, 0]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+        throw SystemError("socketpair", errno: currentErrno())
+    }
+    return (ends[0], ends[1])
+}
+
+/// Waits (up to the generous deadline) until `descriptor` reads end of file.
+func waitForEndOfFile(_ descriptor: Int32) -> String {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    let millis = Int32(generousDeadline.components.seconds * 1000)
+    guard poll(&entry, 1, millis) == 1 else { return "still open" }
+    var byte: UInt8 = 0
+    return read(descriptor, &byte, 1) == 0 ? "end of file" : "data"
+}
+
+/// Whether any epoll instance of this process watches the file with inode `inode` (from the
+/// `tfd:` lines of /proc/self/fdinfo, which name each watched file's inode in hex).
+func epollWatches(inode: UInt64) -> Bool {
+    let needle = "ino:" + String(inode, radix: 16)
+    guard let directory = opendir("/proc/self/fdinfo") else { return false }
+    defer { closedir(directory) }
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let file = fopen("/proc/self/fdinfo/" + name, "r") else { continue }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("tfd:"), text.split(separator: " ").contains(where: { $0 == needle }) { return true }
+        }
+    }
+    return false
+}
