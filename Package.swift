@@ -87,8 +87,10 @@ let package = Package(
             path: "Benchmarks",
             exclude: ["README.md"]
         ),
+        // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
+        .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
-        .executableTarget(name: "MainLoopFixture", dependencies: ["RunLoopKit"], path: "Tests/MainLoopFixture"),
+        .executableTarget(name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
         .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit", "MainLoopFixture"], exclude: ["README.md"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,7 +19,9 @@ final class URingRing {
     ///
     /// - Throws: ``SystemError`` for `io_uring_setup` with the errno liburing reported.
     init(entries: UInt32, completionEntries: UInt32, flags: UInt32) throws(SystemError) {
-        ring = .allocate(capacity: 1)
+        // Set up in a local: `self.ring` is assigned only on success, so a failed init never
+        // runs `deinit` (which would exit and free a ring that was never set up).
+        let ring = UnsafeMutablePointer<io_uring>.allocate(capacity: 1)
         ring.initialize(to: io_uring())
         var result: Int32 = 0
         // EINVAL means an unknown setup flag (a kernel older than the flag): retry with none,
@@ -29,7 +31,10 @@ final class URingRing {
             params.flags = attempt
             params.cq_entries = completionEntries
             result = io_uring_queue_init_params(entries, ring, &params)
-            if result == 0 { return }
+            if result == 0 {
+                self.ring = ring
+                return
+            }
             if result != -EINVAL { break }
         }
         ring.deallocate()

@@ -41,6 +41,17 @@ struct MainLoopTests {
         #expect(try runMainLoopFixture(backend, "queued-first") == ["block", "block 2", "run: handledSource"])
     }
 
+    @Test("a sandbox that refuses epoll_pwait2 with EPERM: waits fall back to epoll_wait, timers fire", arguments: backends)
+    func sandboxRefusesEpollPwait2(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "sandbox-epoll_pwait2") == ["timer", "run: stopped"])
+    }
+
+    @Test("a sandbox that refuses io_uring_setup: the io_uring backend throws blockedBySandbox")
+    func sandboxRefusesIoUring() throws {
+        guard let uring = BackendKind(rawValue: "uring") else { return } // Not in this build.
+        #expect(try runMainLoopFixture(uring, "sandbox-io_uring_setup") == ["uring unavailable: blocked by sandbox (io_uring_setup, errno 1)"])
+    }
+
     @Test("@MainActor tasks run on the main loop's thread and complete", arguments: backends)
     func mainActorTasks(_ backend: BackendKind) throws {
         #expect(try runMainLoopFixture(backend, "mainactor") == ["task on main thread: true", "task resumed", "run: stopped"])

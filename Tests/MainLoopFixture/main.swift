@@ -2,6 +2,7 @@
 // that need the real main thread (the test runner's own main thread is libdispatch's).
 //
 // Usage: MainLoopFixture BACKEND SCENARIO — prints the scenario's trace, one event a line.
+import CTestSupport
 import Dispatch
 import Glibc
 import RunLoopKit
@@ -10,6 +11,24 @@ let arguments = CommandLine.arguments
 guard arguments.count == 3, let kind = BackendKind(rawValue: arguments[1]) else {
     trace("usage: MainLoopFixture BACKEND SCENARIO")
     exit(2)
+}
+// Sandbox scenarios: the system call is refused before the loop exists.
+switch arguments[2] {
+case "sandbox-epoll_pwait2":
+    guard rlk_test_deny_syscall(rlk_test_sys_epoll_pwait2, EPERM) == 0 else { fatalError("seccomp: \(errno)") }
+case "sandbox-io_uring_setup":
+    guard rlk_test_deny_syscall(rlk_test_sys_io_uring_setup, EPERM) == 0 else { fatalError("seccomp: \(errno)") }
+    do {
+        _ = try Loop.current(backend: kind)
+        trace("started")
+    } catch let BackendError.unavailable(kind, .blockedBySandbox(error)) {
+        trace("\(kind) unavailable: blocked by sandbox (\(error.operation), errno \(error.errno))")
+    } catch {
+        trace("other error: \(error)")
+    }
+    exit(0)
+default:
+    break
 }
 let loop = try Loop.current(backend: kind)
 guard loop === Loop.main else { fatalError("not the main loop") }
@@ -87,6 +106,14 @@ case "readme":
         loop.stop()
     }
     trace("run: \(loop.run())")
+
+case "sandbox-epoll_pwait2":
+    // epoll_pwait2 answers EPERM: the loop waits with epoll_wait instead, timers still fire.
+    loop.add(try Loop.Timer(after: .milliseconds(5)) { _ in
+        trace("timer")
+        loop.stop()
+    }, to: .default)
+    trace("run: \(loop.run(timeout: .seconds(30)))")
 
 case "idle":
     // The first run with nothing queued sleeps once, until its timeout: no pass without a reason.
