@@ -70,7 +70,7 @@ extension Loop {
         return result!
     }
 
-    /// One pass of a run, as SEMANTICS.md lists it; returns the result when the run ends.
+    /// One pass of a run, in the contract's order; returns the result when the run ends.
     private func pass(_ run: inout RunContext) -> RunResult? {
         let mode = run.mode
         notifyObservers(.beforeTimers, in: mode)
@@ -100,7 +100,7 @@ extension Loop {
         return decide(run)
     }
 
-    /// The end-of-pass decision, in SEMANTICS.md's precedence.
+    /// The end-of-pass decision, in the contract's precedence.
     private func decide(_ run: RunContext) -> RunResult? {
         if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
         if run.isPoll { return .timedOut }

@@ -41,6 +41,11 @@ struct TimerSlack {
         apply(nil)
     }
 
+    /// The thread's own slack (for tests of ``plan(deadline:tolerance:)``).
+    var threadSlackForTesting: UInt {
+        mutating get { threadOwnSlack() }
+    }
+
     private mutating func threadOwnSlack() -> UInt {
         if let original { return original }
         let slack = max(1, UInt(rlk_get_timer_slack()))
