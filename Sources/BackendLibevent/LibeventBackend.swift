@@ -94,7 +94,9 @@ public final class LibeventBackend: Backend {
     }
 
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        assert(registrations[descriptor] == nil, "LibeventBackend: descriptor \(descriptor) registered twice")
+        // What epoll_ctl answers in the other backends; libevent itself would accept both.
+        guard descriptor >= 0 else { throw SystemError("event_add", errno: EBADF) }
+        guard registrations[descriptor] == nil else { throw SystemError("event_add", errno: EEXIST) }
         let context = EventContext(token: token, descriptor: descriptor, collector: collector)
         guard let event = event_new(eventBase, descriptor, Self.events(for: interest),
                                     collectReadiness, Unmanaged.passUnretained(context).toOpaque()) else {
@@ -110,6 +112,7 @@ public final class LibeventBackend: Backend {
     }
 
     public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        guard registrations[descriptor] != nil else { throw SystemError("event_add", errno: ENOENT) }
         // libevent cannot change a pending event's interest: replace the event.
         try unregister(descriptor, token: token)
         try register(descriptor, token: token, interest: interest)

@@ -78,7 +78,12 @@ public final class URingBackend: Backend {
 
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard registrations[descriptor] == nil else { throw SystemError("io_uring_prep_poll_add", errno: EEXIST) }
-        guard descriptor >= 0 else { throw SystemError("io_uring_prep_poll_add", errno: EBADF) }
+        // Checked now, as epoll_ctl does, rather than when the poll is armed in the next wait:
+        // a closed descriptor, and a file that is always ready, are refused at registration.
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { throw SystemError("io_uring_prep_poll_add", errno: EBADF) }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFREG, type != S_IFDIR else { throw SystemError("io_uring_prep_poll_add", errno: EPERM) }
         // Armed by the next wait, in the same `io_uring_enter` that sleeps.
         registrations[descriptor] = Registration(token: token, interest: interest)
         needsArming.append(descriptor)

@@ -13,6 +13,24 @@ static inline int rlk_gettid(void) { return (int)syscall(SYS_gettid); }
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *_Nullable message);
 
+#include <sys/epoll.h>
+#include <errno.h>
+/// Whether the file `fd` names supports readiness notification (its driver implements poll):
+/// the kernel refuses to watch one that does not (epoll answers EPERM), whatever the backend.
+/// Returns 1 if it does, 0 if it does not, -1 with errno set when the probe itself failed.
+static inline int rlk_supports_polling(int fd) {
+    int probe = epoll_create1(EPOLL_CLOEXEC);
+    if (probe < 0) return -1;
+    struct epoll_event event = { .events = 0 };
+    int result = epoll_ctl(probe, EPOLL_CTL_ADD, fd, &event);
+    int error = errno;
+    close(probe);
+    if (result == 0) return 1;
+    if (error == EPERM) return 0;
+    errno = error;
+    return -1;
+}
+
 #include <sys/prctl.h>
 /// Names the calling thread (PR_SET_NAME keeps the first 15 bytes).
 static inline void rlk_set_thread_name(const char *_Nonnull name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

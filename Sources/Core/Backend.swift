@@ -127,8 +127,10 @@ public protocol Backend: AnyObject {
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max`, negative durations as zero.
     public var nanosecondsClampedToZero: Int64 {
+        if self <= .zero { return 0 }
+        // Compared as durations first: `components` traps for durations past Int64 seconds.
+        if self >= .nanoseconds(Int64.max) { return .max }
         let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return .max }
         // Round attoseconds up to the next nanosecond so no wait is ever shorter than asked.

@@ -7,11 +7,13 @@ extension Loop {
     ///
     /// - Parameters:
     ///   - delay: how long to wait at least; zero or negative means as soon as possible.
-    ///   - modes: where the block may run; ``Mode/common`` stands for the common modes.
+    ///   - modes: where the block may run; ``Mode/common`` stands for the common modes. Must
+    ///     not be empty (it traps with a message).
     ///   - block: the work.
     /// - Returns: the timer; `invalidate()` it to cancel the block.
     @discardableResult
     public func perform(after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void) -> Timer {
+        precondition(!modes.isEmpty, "Loop.perform(after:in:_:) with no mode: the block could never run")
         // A non-negative tolerance and no interval: this cannot throw.
         let timer = try! Timer(fireAt: now + max(delay, .zero)) { _ in block() }
         for mode in modes { add(timer, to: mode) }

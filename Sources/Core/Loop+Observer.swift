@@ -21,7 +21,8 @@ extension Loop {
         /// Creates an observer.
         ///
         /// - Parameters:
-        ///   - activities: the points of a run to be called at.
+        ///   - activities: the points of a run to be called at (an observer of none is never
+        ///     called).
         ///   - repeats: `false` invalidates the observer after its first call.
         ///   - order: lower orders are called first.
         ///   - handler: called on the loop's thread with the observer and the activity.

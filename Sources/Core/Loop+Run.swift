@@ -361,9 +361,12 @@ extension ContinuousClock.Instant {
     func nextOnGrid(every interval: Duration, after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         var next = self + interval
         guard next <= now else { return next }
-        let missed = (now - self).nanosecondsClampedToZero / max(interval.nanosecondsClampedToZero, 1)
-        next = self + interval * Int(missed)
+        // Jump to about now in one step (a ratio of durations, exact enough below 2^52
+        // intervals), then settle on the first grid instant after now.
+        let missed = ((now - self) / interval).rounded(.down)
+        if missed.isFinite, missed < 4e18 { next = self + interval * Int64(missed) }
         while next <= now { next += interval }
+        while next - interval > now { next -= interval }
         return next
     }
 

@@ -1,3 +1,4 @@
+internal import CRunLoopSupport
 import DequeModule
 import Glibc
 import Synchronization
@@ -74,8 +75,8 @@ extension Loop {
         /// descriptor.
         ///
         /// - Parameters:
-        ///   - fileDescriptor: an open descriptor that supports polling (not a regular file or
-        ///     directory, which are always ready).
+        ///   - fileDescriptor: an open descriptor that supports polling (not a regular file, a
+        ///     directory or a device without readiness such as `/dev/null`).
         ///   - interest: what to watch for; must not be empty.
         ///   - order: sources with a lower order are handled first.
         ///   - handler: called on the loop's thread with what the descriptor reported.
@@ -87,8 +88,8 @@ extension Loop {
             handler: @escaping @Sendable (Readiness) -> Void
         ) throws(ArgumentError) {
             try Source.validate(fileDescriptor: fileDescriptor)
-            guard !interest.isEmpty else {
-                throw ArgumentError(argument: "interest", value: "[]", reason: "a descriptor source must watch for readable, writable or both")
+            guard !interest.isEmpty, interest.isSubset(of: [.readable, .writable]) else {
+                throw ArgumentError(argument: "interest", value: "\(interest.rawValue == 0 ? "[]" : "rawValue \(interest.rawValue)")", reason: "a descriptor source must watch for readable, writable or both")
             }
             self.kind = .descriptor(fileDescriptor, interest, handler: handler)
             self.order = order
@@ -238,6 +239,11 @@ extension Loop {
             let type = info.st_mode & S_IFMT
             guard type != S_IFREG, type != S_IFDIR else {
                 throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "regular files and directories are always ready and cannot be watched")
+            }
+            // Some devices (/dev/null, say) have no readiness either: refused here, the same on
+            // every backend, rather than refused by one when armed and always ready on another.
+            if rlk_supports_polling(fd) == 0 {
+                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "the file does not support readiness notification (poll), so it cannot be watched")
             }
         }
     }

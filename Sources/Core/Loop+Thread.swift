@@ -44,9 +44,17 @@ extension Loop {
     /// The main thread's loop, created with `factory` if it does not exist yet.
     ///
     /// Safe to call from any thread. Prefer `Loop.main` from `RunLoopKit`.
+    ///
+    /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the main loop exists
+    ///   on another backend; whatever `factory` throws when the backend cannot start.
     public static func main(creatingWith factory: BackendFactory) throws -> Loop {
         try mainLoop.withLock { main in
-            if let main { return main }
+            if let main {
+                guard main.backend == factory.kind else {
+                    throw BackendError.kindMismatch(existing: main.backend, requested: factory.kind)
+                }
+                return main
+            }
             let loop = Loop(backend: try factory.make(), isMain: true)
             main = loop
             return loop
@@ -60,6 +68,9 @@ extension Loop {
     }
 
     private static let mainLoop = Lock<Loop?>(nil)
+
+    /// The main thread's loop if it was created; never creates it. Safe from any thread.
+    package static var mainIfCreated: Loop? { mainLoop.withLock { $0 } }
 
     /// The loop bound to the calling thread, without binding or creating one.
     static var currentIfBound: Loop? { ThreadBinding.bound }

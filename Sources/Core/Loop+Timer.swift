@@ -41,7 +41,7 @@ extension Loop {
         /// - Parameters:
         ///   - fireAt: the first instant; an instant already past when the timer is added
         ///     becomes the moment it is added (and anchors a repeating timer's grid there).
-        ///   - interval: the repeat interval, greater than zero; `nil` fires once.
+        ///   - interval: the repeat interval, at least one nanosecond; `nil` fires once.
         ///   - tolerance: how late the timer may fire so the loop can coalesce wakeups; not
         ///     negative; clamped to half the interval for repeating timers.
         ///   - order: among timers due at the same instant, lower orders fire first.
@@ -54,9 +54,7 @@ extension Loop {
             order: Int = 0,
             handler: @escaping @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
-            if let interval, interval <= .zero {
-                throw ArgumentError(argument: "interval", value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
-            }
+            if let interval { try Timer.validate(interval: interval, argument: "interval") }
             try Timer.validate(tolerance: tolerance)
             self.interval = interval
             self.order = order
@@ -74,9 +72,7 @@ extension Loop {
             order: Int = 0,
             handler: @escaping @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
-            if let interval, interval <= .zero {
-                throw ArgumentError(argument: "repeating", value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
-            }
+            if let interval { try Timer.validate(interval: interval, argument: "repeating") }
             try self.init(fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
         }
 
@@ -150,6 +146,16 @@ extension Loop {
             }
             if let (loop, instant, tolerance, generation) = requeue {
                 loop.requeue(self, at: instant, tolerance: tolerance, generation: generation)
+            }
+        }
+
+        /// Refuses an interval that is negative, zero, or below the clock's nanosecond.
+        static func validate(interval: Duration, argument: String) throws(ArgumentError) {
+            guard interval > .zero else {
+                throw ArgumentError(argument: argument, value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
+            }
+            guard interval >= .nanoseconds(1) else {
+                throw ArgumentError(argument: argument, value: "\(interval)", reason: "an interval must be at least one nanosecond, the clock's resolution")
             }
         }
 

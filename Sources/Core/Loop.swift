@@ -315,9 +315,10 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Queues `block` to run on the loop's thread while it runs one of `modes`.
     ///
     /// ``Mode/common`` in `modes` stands for the common modes at the time the block runs.
-    /// Blocks run in the order queued, each mode's blocks only while that mode runs. Safe to
-    /// call from any thread.
+    /// Blocks run in the order queued, each mode's blocks only while that mode runs. An empty
+    /// `modes` is a programming error that traps with a message. Safe to call from any thread.
     public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
+        precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
         enqueue(PendingBlock(modes: modes == [.common] ? .common : .some(modes), body: block))
     }
 

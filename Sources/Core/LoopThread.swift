@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Hand it work with ``perform(waitUntilDone:_:)``; use ``loop`` to add sources, timers and
 /// observers, or as an actor's executor. ``stop()`` (or dropping the last reference) ends the
-/// loop after every block posted before it has run, and joins the thread.
+/// loop after every block posted before it has run, and joins the thread (a last reference
+/// dropped on the loop's own thread ends the loop the same way and lets the thread finish).
 public final class LoopThread: Sendable {
     /// The thread's loop; safe to use from any thread as ``Loop`` allows.
     public let loop: Loop
@@ -56,7 +57,16 @@ public final class LoopThread: Sendable {
         }
     }
 
-    deinit { stop() }
+    deinit {
+        // The last reference may go on the loop's own thread (a block that captured this
+        // object): it cannot join itself, so it ends the loop and lets the thread go.
+        if Loop.currentIfCreated === loop {
+            finishLoop()
+            if let thread = thread.withLock({ $0.take() }) { pthread_detach(thread) }
+        } else {
+            stop()
+        }
+    }
 
     /// Queues `block` on the thread's loop (common modes).
     ///
@@ -92,14 +102,19 @@ public final class LoopThread: Sendable {
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         precondition(Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
+        finishLoop()
+        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
+    }
+
+    /// Queues the block that ends the loop: FIFO, it runs after every block posted before it.
+    private func finishLoop() {
+        stopping.store(true, ordering: .releasing)
         let finished = self.finished
         let loop = self.loop
-        // FIFO: this block runs after every block posted before it.
         loop.perform {
             finished.value.store(true, ordering: .releasing)
             loop.stop()
         }
-        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
     }
 
     private static func spawn(_ body: @escaping @Sendable () -> Void) throws(SystemError) -> pthread_t {

@@ -44,6 +44,8 @@ extension Loop {
     ///
     /// Safe to call from any thread. Traps with a message if the default backend cannot start.
     public static var main: Loop {
+        // An existing main loop is the main loop, whatever backend it was made with.
+        if let existing = mainIfCreated { return existing }
         do {
             return try main(creatingWith: BackendKind.default.factory)
         } catch {

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import RunLoopKit
 import Testing
@@ -78,4 +79,89 @@ struct BadInputTests {
         let error = ArgumentError(argument: "fileDescriptor", value: "-1", reason: "a descriptor must not be negative")
         #expect(error.description == "fileDescriptor -1: a descriptor must not be negative")
     }
+}
+
+/// More refusals: every row of Tests/README.md whose outcome is a thrown error.
+extension BadInputTests {
+    @Test("a directory (always ready, cannot be watched)", arguments: backends)
+    func directory(_ backend: BackendKind) async throws {
+        let fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: fd) { _ in } }
+        #expect(error?.argument == "fileDescriptor")
+        #expect(error?.value == "\(fd)")
+        #expect(error?.reason == "regular files and directories are always ready and cannot be watched")
+    }
+
+    @Test("a negative repeating interval, named as the initialiser spells it", arguments: backends)
+    func negativeRepeating(_ backend: BackendKind) async throws {
+        let error = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), repeating: .zero - .seconds(1)) { _ in } }
+        #expect(error?.argument == "repeating")
+        #expect(error?.value == "\(Duration.zero - .seconds(1))")
+        #expect(error?.reason == "an interval must not be negative")
+        // Both wrong: the interval is named first.
+        let both = #expect(throws: ArgumentError.self) {
+            try Loop.Timer(fireAt: .now, interval: .zero, tolerance: .zero - .seconds(1)) { _ in }
+        }
+        #expect(both?.argument == "interval")
+    }
+
+    @Test("Loop.current(creatingWith:) with a factory that makes another kind than it names", arguments: backends)
+    func lyingFactory(_ backend: BackendKind) async throws {
+        guard let other = backends.first(where: { $0 != backend }) else { return }
+        let liar = BackendFactory(kind: other, make: backend.factory.make)
+        let hadLoop = try await onThreadWithoutLoop {
+            #expect(throws: BackendError.kindMismatch(existing: backend, requested: other)) {
+                try Loop.current(creatingWith: liar)
+            }
+            return Loop.currentIfCreated != nil
+        }
+        #expect(!hadLoop)
+    }
+
+    @Test("a LoopThread whose factory throws rethrows that error", arguments: backends)
+    func loopThreadFactoryThrows(_ backend: BackendKind) async throws {
+        #expect(throws: Refused()) {
+            try LoopThread(backend: BackendFactory(kind: backend) { throw Refused() })
+        }
+    }
+
+    @Test("Loop.Port() with no descriptor left throws SystemError(eventfd, EMFILE)")
+    func portOutOfDescriptors() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            var limit = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            limit.rlim_cur = 64
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            var ports: [Loop.Port<Int>] = []
+            do {
+                while ports.count < 1_000 { ports.append(try Loop.Port<Int>()) }
+            } catch let error as SystemError {
+                writeToStandardError("\(error.operation) \(error.errno)")
+            } catch {
+                writeToStandardError("\(error)")
+            }
+        }
+        #expect(String(decoding: result?.standardErrorContent ?? [], as: UTF8.self) == "eventfd \(EMFILE)")
+    }
+}
+
+private struct Refused: Error, Equatable {}
+
+/// Runs `body` on a new thread that has no loop, and returns its result.
+func onThreadWithoutLoop<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let outcome = Lock<Result<T, any Error>?>(nil)
+    let done = Latch()
+    try spawnThread {
+        outcome.withLock { outcome in outcome = Result { try body() } }
+        done.open()
+    }
+    guard done.wait(for: generousDeadline) else { throw TestTimeout() }
+    return try outcome.withLock { $0! }.get()
+}
+
+/// Writes `text` to standard error, unbuffered (for exit tests to read back).
+func writeToStandardError(_ text: String) {
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }

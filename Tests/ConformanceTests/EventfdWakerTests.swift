@@ -10,18 +10,30 @@ struct EventfdWakerTests {
     func wakeRacingWithConsume() throws {
         let waker = try EventfdWaker()
         let done = Atomic<Bool>(false)
+        let finished = Latch()
+        // One thread wakes without pause; every consume below is a chance for a wake to land
+        // between the consume's two steps.
         try spawnThread {
-            for _ in 0..<300_000 { waker.wake() }
-            done.store(true, ordering: .releasing)
+            while !done.load(ordering: .acquiring) { waker.wake() }
+            finished.open()
         }
-        // The loop's side: consume whenever the eventfd is readable, as a backend does.
-        while !done.load(ordering: .acquiring) {
-            if isReadable(waker.descriptor) { waker.consume() }
+        // The loop's side: consume whenever the eventfd is readable, as a backend does. A
+        // waker whose flag says "pending" over an empty eventfd is never readable again, so
+        // the rounds stop counting and the deadline ends the test.
+        var rounds = 0
+        let start = ContinuousClock.now
+        while rounds < 100_000, ContinuousClock.now - start < .seconds(10) {
+            if isReadable(waker.descriptor) {
+                waker.consume()
+                rounds += 1
+            }
         }
+        done.store(true, ordering: .releasing)
+        finished.wait()
         if isReadable(waker.descriptor) { waker.consume() }
-        // A waker whose flag says "pending" over an empty eventfd would never write again.
         waker.wake()
         #expect(isReadable(waker.descriptor))
+        #expect(rounds == 100_000)
     }
 
     private func isReadable(_ descriptor: Int32) -> Bool {

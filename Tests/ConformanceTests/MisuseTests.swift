@@ -53,6 +53,107 @@ extension MisuseTests {
     }
 }
 
+/// Bad input that traps: each row of Tests/README.md whose outcome is a trap.
+extension MisuseTests {
+    @Test("Loop.run(_:_:) with an async body on a loop that is not the main loop traps", arguments: backends)
+    func asyncRunOffMainLoop(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let loop = try loopOnAnotherThread(backend)
+            _ = try loop.run { 1 }
+        }
+        #expect(stderr(of: result).contains("Loop.run(_:_:) with an async body runs the main loop only"))
+    }
+
+    @Test("Loop.main.run(_:_:) in a mode that is not common (or in .common) traps", arguments: backends)
+    func asyncRunInNonCommonMode(_ backend: BackendKind) async throws {
+        for mode in ["tracking", Loop.Mode.common.name] {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend, mode = mode as String] in
+                let main = try Loop.main(creatingWith: backend.factory)
+                _ = try main.run(Loop.Mode(mode)) { 1 }
+            }
+            #expect(stderr(of: result).contains("Loop.run(_:_:): \(mode) is not a common mode"))
+        }
+    }
+
+    @Test("Loop.main.run(_:_:) off the main thread traps as running a loop elsewhere does", arguments: backends)
+    func asyncRunOffMainThread(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let main = try Loop.main(creatingWith: backend.factory)
+            try onThreadOfItsOwn { _ = try main.run { 1 } }
+        }
+        #expect(stderr(of: result).contains("a loop runs only on its own thread"))
+    }
+
+    @Test("Loop.withBackend(_:) off the loop's thread traps", arguments: backends)
+    func withBackendOffThread(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let loop = try loopOnAnotherThread(backend)
+            loop.withBackend { _ in }
+        }
+        #expect(stderr(of: result).contains("Loop.withBackend(_:) called on a thread that is not"))
+    }
+
+    #if Libevent
+    @Test("Loop.withEventBase(_:) on a loop that is not a libevent loop traps", arguments: backends.filter { $0 != .libevent })
+    func withEventBaseOnOtherBackend(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            try onThreadOfItsOwn {
+                let loop = try Loop.current(backend: backend)
+                loop.withEventBase { _ in }
+            }
+        }
+        #expect(stderr(of: result).contains("which is not a libevent loop"))
+    }
+    #endif
+
+    @Test("Loop.checkIsolated() off the loop's thread traps", arguments: backends)
+    func checkIsolatedOffThread(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            try loopOnAnotherThread(backend).checkIsolated()
+        }
+        #expect(stderr(of: result).contains("expected to run on"))
+    }
+
+    @Test("LoopThread.stop() on its own thread traps", arguments: backends)
+    func loopThreadStopOnItsOwnThread(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let thread = try LoopThread(backend: backend)
+            thread.perform { thread.stop() }
+            // The trap ends the process; if it did not come, exit with success and fail the test.
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .seconds(30))
+        }
+        #expect(stderr(of: result).contains("LoopThread.stop() called on its own thread"))
+    }
+
+    @Test("dropping a LoopThread's last reference on its own thread ends its loop without a trap", arguments: backends)
+    func loopThreadReleasedOnItsOwnThread(_ backend: BackendKind) async throws {
+        let ended = Latch()
+        var thread: LoopThread? = try LoopThread(backend: backend)
+        let loop = thread!.loop
+        let gate = Latch()
+        // The block holds the only other reference; it is released on the loop's thread.
+        thread!.perform { [thread] in
+            gate.wait()
+            withExtendedLifetime(thread) {}
+        }
+        // Runs after the block that drops the last reference: the loop is still serving then.
+        loop.perform(in: [.common]) { ended.open() }
+        thread = nil
+        gate.open()
+        #expect(ended.wait())
+    }
+}
+
+/// Runs `body` on a new thread (with no loop yet) and waits for it, in an exit test's child.
+private func onThreadOfItsOwn(_ body: @escaping @Sendable () throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    try spawnThread {
+        try? body()
+        done.signal()
+    }
+    done.wait()
+}
+
 private func stderr(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }

@@ -67,6 +67,9 @@ extension WakeTests {
             let gaveUp = Atomic<Bool>(false)
             let signallerDone = Latch()
             let loopThread = pthread_self()
+            // Threads inherit the signal mask of their creator, a test runner's worker thread
+            // that blocks most signals: a blocked signal would never interrupt anything.
+            unblock(SIGUSR2)
             let before = loop.statistics
             loop.add(try Loop.Timer(after: .milliseconds(50)) { _ in fired.store(true, ordering: .releasing) }, to: .default)
             try spawnThread {
@@ -95,6 +98,14 @@ extension WakeTests {
         #expect(statistics.0 == 1)
         #expect(statistics.1 == 0)
     }
+}
+
+/// Lets `signal` be delivered to the calling thread.
+func unblock(_ signal: Int32) {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signal)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
 
 /// Installs a handler that does nothing, without `SA_RESTART`: a blocked system call in the
