@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -92,6 +93,14 @@ let package = Package(
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
         .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit", "MainLoopFixture"], exclude: ["README.md"]),
+        // A model of SEMANTICS.md compared with Core on random operation sequences, over a
+        // scripted backend and a virtual clock.
+        .testTarget(
+            name: "CoreTests",
+            dependencies: ["RunLoopKit", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/CoreTests",
+            exclude: ["README.md"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -138,9 +138,16 @@ extension Loop {
     /// the blocks this drain has not reached yet (and may run them, oldest first).
     private func drainBlocks(in mode: Mode) {
         guard let limit = blocks.drainLimit() else { return }
-        let commonModes = state.withLock { $0.commonModes }
+        var version = commonModesVersion.load(ordering: .acquiring)
+        var commonModes = state.withLock { $0.commonModes }
         while let block = blocks.popFirst(runningIn: mode, commonModes: commonModes, notAfter: limit) {
             callingOutToBlock(block.body)
+            // A block that made a mode common changes which of the next blocks run here.
+            let current = commonModesVersion.load(ordering: .acquiring)
+            if current != version {
+                version = current
+                commonModes = state.withLock { $0.commonModes }
+            }
         }
     }
 
@@ -266,15 +273,19 @@ extension Loop {
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
     ///
-    /// Popped one at a time, so a run nested in a callback can fire the remaining ones.
+    /// Popped one at a time, so a run nested in a callback can fire the remaining ones. A
+    /// timer re-armed or added while these callbacks run fires in a later pass (see
+    /// ``TimerQueue``), even when it is already due.
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
+        guard let step = state.withLock({ $0.modes[mode]?.timerQueue.beginStep() }) else { return false }
         var fired = false
         while let (timer, generation) = state.withLock({ state in
-            state.modes[mode]?.popDueTimer(notAfter: limit)
+            state.modes[mode]?.popDueTimer(notAfter: limit, step: step)
         }) {
             if fire(timer, armedAs: generation) { fired = true }
         }
+        state.withLock { $0.modes[mode]?.timerQueue.endStep() }
         return fired
     }
 

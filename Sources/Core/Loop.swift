@@ -24,6 +24,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let counters = LoopCounters()
     /// Where the loop reads the time.
     let clock: LoopClock
+    /// Bumped whenever a mode is made common: a drain re-reads the common modes then.
+    let commonModesVersion = Atomic<UInt64>(0)
     /// Set once any observer was added: until then a notification costs no lock.
     let hasHadObservers = Atomic<Bool>(false)
 
@@ -82,22 +84,22 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// The mode is created if it did not exist. Safe to call from any thread.
     public func addCommonMode(_ mode: Mode) {
         guard mode != .common else { return }
-        let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
-            guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
+        let (sources, timers): ([Source], [Timer]) = state.withLock { state in
+            guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], []) }
+            commonModesVersion.add(1, ordering: .releasing)
             var modeState = state.modes[mode] ?? ModeState()
             for observer in state.commonObservers where observer.isValid { modeState.insertObserver(observer) }
-            let timers = state.commonTimers.filter { timer in
-                timer.isValid && modeState.timers.updateValue(timer, forKey: ObjectIdentifier(timer)) == nil
-            }
             state.modes[mode] = modeState
-            return (state.commonSources, timers, !timers.isEmpty && state.claimWake(ifCurrent: mode))
+            return (state.commonSources, state.commonTimers)
         }
-        if wake { waker.wake() }
-        // Queued outside the loop's lock (a timer's lock comes first); a re-arm racing with
-        // this already sees the timer in the mode and queues its own, newer entry.
-        for timer in timers { timer.queueCurrentArming(in: mode, of: self) }
-        // Each source joins the way `add(_:to:)` adds it, under the source's own lock first:
-        // one that was invalidated or removed from the common modes meanwhile stays out.
+        // Each timer and source joins the way `add(_:to:)` adds it, under its own lock first
+        // (a timer's or source's lock comes before the loop's): one that was invalidated or
+        // removed from the common modes meanwhile stays out.
+        for timer in timers {
+            attach(timer) { state in
+                state.commonModes.contains(mode) && state.commonTimers.contains(timer) ? [mode] : []
+            }
+        }
         for source in sources {
             attach(source) { state in
                 state.commonModes.contains(mode) && state.commonSources.contains(source) ? [mode] : []
@@ -165,7 +167,10 @@ public final class Loop: Sendable, CustomStringConvertible {
                     removed.append(target)
                 }
                 if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
-                return (removed, state.containsAnywhere(source), state.claimWakeIfEmptied())
+                // Still a member while in the common set, though in no mode: invalidate must
+                // find this loop to take it out of that set.
+                let stillMember = state.containsAnywhere(source) || state.commonSources.contains(source)
+                return (removed, stillMember, state.claimWakeIfEmptied())
             }
             if !stillMember { loops[ObjectIdentifier(self)] = nil }
             source.queueCallouts(joined: false, loop: self, modes: removed)
@@ -193,6 +198,15 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// traps with a message. A fire instant already past becomes now. Adding an invalidated
     /// timer has no effect. Safe to call from any thread.
     public func add(_ timer: Timer, to mode: Mode) {
+        attach(timer) { state in
+            if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
+            return state.targets(of: mode)
+        }
+    }
+
+    /// Puts `timer` into the modes `targets` names (picked under the loop's lock), unless it
+    /// was invalidated; the one path by which a timer joins a mode.
+    private func attach(_ timer: Timer, targets: (inout LoopState) -> [Mode]) {
         let wake: Bool = timer.state.withLock { timerState in
             guard timer.isValid else { return false }
             if timerState.isBound, let owner = timerState.loop.loop, owner !== self {
@@ -206,8 +220,11 @@ public final class Loop: Sendable, CustomStringConvertible {
             return state.withLock { state in
                 guard !state.isTornDown else { return false }
                 let id = ObjectIdentifier(timer)
-                // Clamped only when it first joins this loop's modes: a timer already queued
-                // and overdue is simply due. Clamping re-anchors a repeating timer's grid.
+                let joins = targets(&state).filter { state.modes[$0]?.timers[id] == nil }
+                guard !joins.isEmpty else { return false }
+                // Clamped only when it first joins this loop's modes (through add or a mode
+                // made common): a timer already queued and overdue is simply due. Clamping
+                // re-anchors a repeating timer's grid.
                 let now = self.now
                 if !timerState.isFiring, timerState.fireInstant < now, !state.modes.values.contains(where: { $0.timers[id] != nil }) {
                     timerState.fireInstant = now
@@ -215,10 +232,9 @@ public final class Loop: Sendable, CustomStringConvertible {
                 }
                 let generation = timer.generation.load(ordering: .acquiring)
                 let (instant, tolerance) = (timerState.fireInstant, timerState.tolerance)
-                if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
                 var wake = false
-                for target in state.targets(of: mode) {
-                    guard state.modes[target, default: ModeState()].timers.updateValue(timer, forKey: id) == nil else { continue }
+                for target in joins {
+                    state.modes[target, default: ModeState()].timers[id] = timer
                     // A firing timer is queued again by the loop when its callback returns.
                     if !timerState.isFiring {
                         state.modes[target]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
@@ -448,13 +464,12 @@ public final class Loop: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Queues a re-armed timer in every mode it is in (or only `onlyIn`), waking the loop if
-    /// it must wake sooner.
-    func requeue(_ timer: Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64, onlyIn: Mode? = nil) {
+    /// Queues a re-armed timer in every mode it is in, waking the loop if it must wake sooner.
+    func requeue(_ timer: Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
         let wake: Bool = state.withLock { state in
             var wake = false
             let id = ObjectIdentifier(timer)
-            for mode in onlyIn.map({ [$0] }) ?? Array(state.modes.keys) where state.modes[mode]?.timers[id] != nil {
+            for mode in Array(state.modes.keys) where state.modes[mode]?.timers[id] != nil {
                 state.modes[mode]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
                 if state.currentMode == mode, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
             }
@@ -479,18 +494,5 @@ extension ModeState {
         let id = ObjectIdentifier(source)
         if source.isVersion0 { return versionZero.removeValue(forKey: id) != nil }
         return versionOne.removeValue(forKey: id) != nil
-    }
-}
-
-extension Loop.Timer {
-    /// Queues the timer's current arming in `mode` of `loop` (used when a mode is made common).
-    func queueCurrentArming(in mode: Loop.Mode, of loop: Loop) {
-        let arming: (ContinuousClock.Instant, Duration, UInt64)? = state.withLock { state in
-            guard isValid, !state.isFiring else { return nil }
-            return (state.fireInstant, state.tolerance, generation.load(ordering: .acquiring))
-        }
-        if let (instant, tolerance, generation) = arming {
-            loop.requeue(self, at: instant, tolerance: tolerance, generation: generation, onlyIn: mode)
-        }
     }
 }

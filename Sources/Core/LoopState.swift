@@ -15,10 +15,11 @@ struct ModeState {
         (source.isVersion0 ? versionZero : versionOne)[ObjectIdentifier(source)] != nil
     }
 
-    /// The first live timer due at or before `limit`, removed from the queue.
-    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant) -> (Loop.Timer, UInt64)? {
+    /// The first live timer due at or before `limit` and queued before `step` began, removed
+    /// from the queue.
+    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant, step: UInt64) -> (Loop.Timer, UInt64)? {
         let timers = self.timers
-        return timerQueue.popDue(notAfter: limit) { ModeState.timer(for: $0, in: timers) }
+        return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers) }
     }
 
     /// When the loop must wake to serve this mode's timers within their tolerances, and the

@@ -7,6 +7,11 @@ import HeapModule
 /// timer left the mode) are discarded when they reach the top. That keeps add, re-arm and
 /// invalidate O(log n) with swift-collections' `Heap`, which cannot remove an arbitrary element.
 ///
+/// A timer step (the timers a pass fires) serves the entries queued before it began: a timer
+/// re-armed or added during the step's callbacks waits for a later pass, even when its new
+/// instant is already due. Such entries are set aside during the step and put back at its end
+/// (or when a run nested in a callback begins its own step).
+///
 /// Entries hold no reference to their timer, only its identity: the heap's sifting then copies
 /// plain values (no retain/release), and dropping a stale entry can never free a timer while
 /// the loop's lock is held. A live entry's timer is found through the mode, which owns it.
@@ -24,6 +29,9 @@ struct TimerQueue {
         let order: Int
         let sequence: UInt64
         let key: Key
+        /// When it was queued, on this queue's own count: entries queued after a step began
+        /// are not served by that step.
+        let queuedAt: UInt64
 
         static func < (a: Entry, b: Entry) -> Bool {
             if a.instant != b.instant { return a.instant < b.instant }
@@ -48,20 +56,39 @@ struct TimerQueue {
     }
 
     private var byInstant = Heap<Entry>()
+    /// Entries queued during the current step, set aside until it ends.
+    private var setAside: [Entry] = []
+    /// How many entries were ever queued: the clock of `queuedAt`.
+    private var queued: UInt64 = 0
     /// The same entries by instant + tolerance: what the loop's sleep is bounded by.
     private var byDeadline = Heap<Deadline>()
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
         let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation)
-        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key))
+        queued += 1
+        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key, queuedAt: queued))
         byDeadline.insert(Deadline(deadline: instant + tolerance, tolerance: tolerance, key: key))
     }
 
-    /// Removes and returns the first live timer due at or before `limit`, with its generation.
+    /// Begins a timer step; returns its mark for ``popDue(notAfter:step:live:)``. Entries set
+    /// aside by an enclosing step are served by this one (a nested run's pass is a later pass).
+    mutating func beginStep() -> UInt64 {
+        endStep()
+        return queued
+    }
+
+    /// Ends a timer step: entries set aside during it are queued again.
+    mutating func endStep() {
+        for entry in setAside { byInstant.insert(entry) }
+        setAside.removeAll(keepingCapacity: true)
+    }
+
+    /// Removes and returns the first live timer due at or before `limit` and queued before
+    /// the step `step` began, with its generation.
     ///
     /// - Parameter live: the timer an entry's key stands for, or `nil` when the entry is stale.
-    mutating func popDue(notAfter limit: ContinuousClock.Instant, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
+    mutating func popDue(notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
         while let top = byInstant.min {
             guard let timer = live(top.key) else {
                 byInstant.removeMin()
@@ -69,6 +96,10 @@ struct TimerQueue {
             }
             guard top.instant <= limit else { return nil }
             byInstant.removeMin()
+            if top.queuedAt > step {
+                setAside.append(top)
+                continue
+            }
             return (timer, top.key.generation)
         }
         return nil

@@ -1,0 +1,184 @@
+import RunLoopKit
+
+/// Runs a program on a real loop (Core) over a ``ScriptedBackend`` and a ``VirtualClock``,
+/// and records what happens in the trace format the model predicts.
+///
+/// Callouts record themselves and do what the ``Script`` says, through the public API.
+final class CoreHarness: @unchecked Sendable {
+    // @unchecked: used only on the thread that runs the program, which is the loop's own
+    // thread; Core calls every item callback on that thread too.
+    private let program: Program
+    private var script: Script
+    private let clock = VirtualClock()
+    private let backend: ScriptedBackend
+    private let loop: Loop
+    private var sources: [Loop.Source] = []
+    private var timers: [Loop.Timer] = []
+    private var observers: [Loop.Observer] = []
+    /// Added to the loop at least once (see `Model.setFireInstant`).
+    private var timerBound: [Bool]
+    private var depth = 0
+    private var blockCount = 0
+    private var events: [String] = []
+    private var membershipEvents: [String] = []
+
+    /// Runs `program` on a new loop bound to the calling thread, which must have none (a
+    /// fresh thread: the loop is torn down when it exits).
+    static func run(_ program: Program) -> Trace {
+        let harness = CoreHarness(program: program)
+        defer { harness.breakCycles() }
+        return harness.runSteps()
+    }
+
+    private init(program: Program) {
+        self.program = program
+        script = Script(program: program)
+        backend = ScriptedBackend(clock: clock)
+        loop = Loop.makeBoundToCurrentThread(backend: backend, clock: clock.loopClock)
+        timerBound = program.timers.map { _ in false }
+        makeItems()
+        backend.onEndlessWait = { [weak self] in self?.endlessSleep() }
+    }
+
+    private func makeItems() {
+        sources = program.sources.indices.map { index in
+            Loop.Source(
+                order: program.sources[index].order,
+                schedule: { [weak self] _, mode in self?.membershipEvents.append("schedule s\(index) \(ModeName.name(of: mode))") },
+                cancel: { [weak self] _, mode in self?.membershipEvents.append("cancel s\(index) \(ModeName.name(of: mode))") },
+                perform: { [weak self] in self?.callout(.source(index), "source s\(index)") }
+            )
+        }
+        timers = program.timers.indices.map { index in
+            let spec = program.timers[index]
+            do {
+                return try Loop.Timer(fireAt: clock.instant(milliseconds: spec.fireAt), interval: spec.interval.map { .milliseconds($0) },
+                                      tolerance: .zero, order: spec.order) { [weak self] timer in
+                    guard let self else { return }
+                    // Inside the callback the timer reads the instant being served.
+                    callout(.timer(index), "timer t\(index) @\(clock.format(timer.nextFireInstant))")
+                }
+            } catch {
+                fatalError("a generated timer was refused: \(error)")
+            }
+        }
+        observers = program.observers.indices.map { index in
+            let spec = program.observers[index]
+            return Loop.Observer(activities: Loop.Activity(spec.activities.map(\.activity)), repeats: spec.repeats, order: spec.order) {
+                [weak self] _, activity in self?.callout(.observer(index), "observer o\(index) \(activity)")
+            }
+        }
+    }
+
+    /// Items hold callbacks that reach this harness; the loop holds the items until its
+    /// thread exits.
+    private func breakCycles() {
+        for source in sources { source.invalidate() }
+        for timer in timers { timer.invalidate() }
+        for observer in observers { observer.invalidate() }
+    }
+
+    private func runSteps() -> Trace {
+        var trace = Trace()
+        for step in program.steps {
+            script.beginStep()
+            execute(step)
+            events += backend.takeProblems()
+            events.append(stateLine())
+            trace.steps.append(events)
+            events = []
+        }
+        return trace
+    }
+
+    private func log(_ event: String) {
+        events.append("\(clock.formattedNow) \(event)")
+    }
+
+    private func callout(_ item: ItemRef, _ event: String) {
+        log("\(event) in \(currentMode)")
+        execute(script.nextAction(of: item))
+    }
+
+    private func execute(_ action: Action) {
+        switch action {
+        case .none: break
+        case let .add(item, mode):
+            switch item {
+            case let .source(index): loop.add(sources[index], to: mode.loopMode)
+            case let .timer(index):
+                if timers[index].isValid { timerBound[index] = true }
+                loop.add(timers[index], to: mode.loopMode)
+            case let .observer(index): loop.add(observers[index], to: mode.loopMode)
+            }
+        case let .remove(item, mode):
+            switch item {
+            case let .source(index): loop.remove(sources[index], from: mode.loopMode)
+            case let .timer(index): loop.remove(timers[index], from: mode.loopMode)
+            case let .observer(index): loop.remove(observers[index], from: mode.loopMode)
+            }
+        case let .invalidate(item):
+            switch item {
+            case let .source(index): sources[index].invalidate()
+            case let .timer(index): timers[index].invalidate()
+            case let .observer(index): observers[index].invalidate()
+            }
+        case let .signal(index): sources[index].signal()
+        case let .setFireInstant(index, fromNow):
+            // An unbound timer would read the real clock: left alone, as in the model.
+            if timerBound[index] { timers[index].nextFireInstant = clock.now + .milliseconds(fromNow) }
+        case let .perform(modes, action):
+            blockCount += 1
+            let id = blockCount
+            loop.perform(in: Set(modes.map(\.loopMode))) { [weak self] in
+                guard let self else { return }
+                log("block b\(id) in \(currentMode)")
+                execute(script.blockAction(action))
+            }
+        case let .run(mode, timeout, once):
+            guard depth < Limits.runDepth else { break }
+            log("run \(mode)")
+            depth += 1
+            let result = loop.run(mode.loopMode, timeout: timeout.map { .milliseconds($0) }, returnAfterSourceHandled: once)
+            depth -= 1
+            log("run \(mode) -> \(result)")
+        case .stop: loop.stop()
+        case .wakeUp: loop.wakeUp()
+        case let .addCommonMode(mode): loop.addCommonMode(mode.loopMode)
+        case let .advanceClock(milliseconds): clock.advance(by: .milliseconds(milliseconds))
+        }
+        for event in membershipEvents.sorted() { log(event) }
+        membershipEvents = []
+    }
+
+    private var currentMode: String { loop.currentMode.map(ModeName.name(of:)) ?? "no mode" }
+
+    /// A wait without a timeout would never end: do what another thread would, stop the loop,
+    /// which wakes it.
+    private func endlessSleep() {
+        log(Model.endlessSleep)
+        loop.stop()
+    }
+
+    /// The observable state, read through the public API.
+    private func stateLine() -> String {
+        func modes(_ contains: (Loop.Mode) -> Bool) -> [ModeName] { ModeName.allCases.filter { contains($0.loopMode) } }
+        let items: [TraceFormat.ItemState] =
+            sources.indices.map { index in
+                let source = sources[index]
+                return .init(name: "s\(index)", valid: source.isValid, detail: source.isValid && source.isSignalled ? "signalled" : nil,
+                             modes: modes { loop.contains(source, in: $0) })
+            }
+            + timers.indices.map { index in
+                let timer = timers[index]
+                return .init(name: "t\(index)", valid: timer.isValid, detail: "next \(clock.format(timer.nextFireInstant))",
+                             modes: modes { loop.contains(timer, in: $0) })
+            }
+            + observers.indices.map { index in
+                let observer = observers[index]
+                return .init(name: "o\(index)", valid: observer.isValid, detail: nil, modes: modes { loop.contains(observer, in: $0) })
+            }
+        let common = loop.commonModes.compactMap { mode in ModeName.concrete.first { $0.loopMode == mode } }
+        return TraceFormat.state(commonModes: common, items: items)
+    }
+}

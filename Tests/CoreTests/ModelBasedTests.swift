@@ -1,0 +1,32 @@
+import PropertyBased
+import Testing
+
+/// Core against the model, on random programs: every step's events and the state after it
+/// must be exactly what the model predicts.
+@Suite("Core against a model of the semantics")
+struct ModelBasedTests {
+    @Test("random programs: Core does what the model predicts, step by step", .shrinking)
+    func randomPrograms() async {
+        await propertyCheck(count: ProgramGenerator.programs, input: ProgramGenerator.generator) { program in
+            checkAgainstModel(program)
+        }
+    }
+}
+
+/// How long one program may take on Core before the test gives up on it (a program takes
+/// milliseconds; this only catches a loop that never returns).
+let programDeadline: Duration = .seconds(60)
+
+/// Runs `program` on Core (on a fresh thread) and in the model (meanwhile, here), and records
+/// the first difference as an issue.
+func checkAgainstModel(_ program: Program, sourceLocation: SourceLocation = #_sourceLocation) {
+    let core = FreshThread { CoreHarness.run(program) }
+    let predicted = Model.predict(program)
+    guard let actual = core.value(within: programDeadline) else {
+        Issue.record("Core did not finish the program within \(programDeadline) (a run that never returns?)", sourceLocation: sourceLocation)
+        return
+    }
+    if let report = predicted.divergence(from: actual, program: program) {
+        Issue.record("\(report)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,60 @@
+/// What a program did, step by step: each step's events (callouts, run results, membership
+/// callbacks, each stamped with the virtual time), then a line describing the observable state.
+struct Trace: Sendable, Equatable {
+    var steps: [[String]] = []
+
+    /// The first step where `actual` differs from `self` (the prediction), as a report.
+    func divergence(from actual: Trace, program: Program) -> String? {
+        for index in 0..<max(steps.count, actual.steps.count) {
+            let expected = index < steps.count ? steps[index] : []
+            let got = index < actual.steps.count ? actual.steps[index] : []
+            guard expected != got else { continue }
+            let line = (0..<min(expected.count, got.count)).first { expected[$0] != got[$0] } ?? min(expected.count, got.count)
+            let step = index < program.steps.count ? "\(program.steps[index])" : "(after the last step)"
+            return """
+                Core differs from the model at step \(index) (\(step)), event \(line):
+                model predicts:
+                \(Trace.render(expected, marking: line))
+                Core did:
+                \(Trace.render(got, marking: line))
+                """
+        }
+        return nil
+    }
+
+    private static func render(_ events: [String], marking line: Int) -> String {
+        if events.isEmpty { return "    (nothing)" }
+        return events.enumerated().map { "\($0.offset == line ? "  > " : "    ")\($0.element)" }.joined(separator: "\n")
+    }
+}
+
+/// Shared formatting, so that the model and the harness print the same facts the same way.
+enum TraceFormat {
+    /// A virtual-clock offset: whole milliseconds as `12ms`, anything finer in nanoseconds.
+    static func time(nanoseconds: Int64) -> String {
+        nanoseconds % 1_000_000 == 0 ? "\(nanoseconds / 1_000_000)ms" : "\(nanoseconds)ns"
+    }
+
+    static func time(milliseconds: Int) -> String { "\(milliseconds)ms" }
+
+    /// One item as the state line shows it.
+    struct ItemState {
+        var name: String
+        var valid: Bool
+        /// `signalled` for a source, the next fire instant for a timer.
+        var detail: String?
+        /// The modes `contains` reports, `common` included.
+        var modes: [ModeName]
+    }
+
+    static func state(commonModes: [ModeName], items: [ItemState]) -> String {
+        let described = items.map { item in
+            var text = item.name
+            if !item.valid { text += " invalid" }
+            if let detail = item.detail { text += " " + detail }
+            if !item.modes.isEmpty { text += " in [" + item.modes.sorted().map(\.description).joined(separator: ",") + "]" }
+            return text
+        }
+        return "state: common [\(commonModes.sorted().map(\.description).joined(separator: ","))]; " + described.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,213 @@
+import Testing
+
+/// Hand-written programs for the rules most easily got wrong: each checks the model's
+/// prediction against the contract (written out here by hand) and Core against the model.
+@Suite("Core against the model: pinned scenarios")
+struct ScenarioTests {
+    @Test("a run nested in a block sees the blocks the outer drain has not reached, FIFO")
+    func nestedRunInBlockSeesQueuedBlocks() {
+        let program = Program.scenario(
+            blocks: [.run(.a, timeout: 0, returnAfterSourceHandled: false), .none],
+            steps: [
+                .perform(modes: [.default], action: 0),
+                // Mode A has nothing but this block: queued, it keeps A from being empty.
+                .perform(modes: [.a], action: 1),
+                .perform(modes: [.default], action: 1),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run default",
+            "0ms block b1 in default",
+            "0ms run A",
+            "0ms block b2 in A",
+            "0ms run A -> timedOut",
+            "0ms block b3 in default",
+            "0ms run default -> timedOut",
+        ])
+    }
+
+    @Test("blocks stay FIFO when a block makes the running mode common")
+    func blocksStayFIFOWhenTheModeBecomesCommon() {
+        let program = Program.scenario(
+            blocks: [.addCommonMode(.a), .none],
+            steps: [
+                .perform(modes: [.a], action: 0),
+                .perform(modes: [.common], action: 1),
+                .perform(modes: [.a], action: 1),
+                .run(.a, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run A",
+            "0ms block b1 in A",
+            "0ms block b2 in A",
+            "0ms block b3 in A",
+            "0ms run A -> timedOut",
+        ])
+    }
+
+    @Test("nextFireInstant set in the timer's own callback replaces the advance when later than the instant served")
+    func fireInstantSetInOwnCallback() {
+        let program = Program.scenario(
+            timers: [0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: 2), .none])],
+            steps: [
+                .add(.timer(0), .default),
+                .run(.default, timeout: 25, returnAfterSourceHandled: false),
+            ]
+        )
+        // 10 → set to 12 (earlier than the advance to 20) → 12 → advance to 22 → set to 24.
+        expectEvents(of: program, [
+            "0ms run default",
+            "10ms timer t0 @10ms in default",
+            "12ms timer t0 @12ms in default",
+            "22ms timer t0 @22ms in default",
+            "24ms timer t0 @24ms in default",
+            "25ms run default -> timedOut",
+        ])
+    }
+
+    @Test("a past instant set in the timer's own callback means now: it fires in the next pass, not the same one")
+    func pastFireInstantSetInOwnCallbackFiresNextPass() {
+        let program = Program.scenario(
+            timers: [0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: -2), .none])],
+            observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
+            steps: [
+                .add(.timer(0), .default),
+                .add(.observer(0), .default),
+                // The loop was busy: the timer is served 5 ms late, and sets now - 2 ms.
+                .advanceClock(15),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        #expect(Array(Model.predict(program).steps[3].dropLast()) == [
+            "15ms run default",
+            "15ms observer o0 beforeTimers in default",
+            "15ms timer t0 @10ms in default",
+            "15ms run default -> timedOut",
+        ])
+        expectEvents(of: program, [
+            "15ms run default",
+            "15ms observer o0 beforeTimers in default",
+            "15ms timer t0 @15ms in default",
+            "15ms run default -> timedOut",
+        ])
+    }
+
+    @Test("a timer re-armed to now by another timer's callback fires in a later pass")
+    func timerReArmedByAnotherFiresNextPass() {
+        let program = Program.scenario(
+            timers: [
+                0: .init(fireAt: 0, interval: nil, order: 0, actions: [.setFireInstant(timer: 1, fromNow: 0)]),
+                1: .init(fireAt: 30, interval: nil, order: 0, actions: []),
+            ],
+            steps: [
+                .add(.timer(1), .default),
+                .add(.timer(0), .default),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run default",
+            "0ms timer t0 @0ms in default",
+            "0ms run default -> timedOut",
+        ])
+    }
+
+    @Test("a signalled common source joins a mode made common later and is performed there")
+    func signalledSourceJoinsModeMadeCommon() {
+        let program = Program.scenario(
+            steps: [
+                .add(.source(0), .common),
+                // In no mode now, but still a common item; signalled there.
+                .remove(.source(0), .default),
+                .signal(source: 0),
+                .addCommonMode(.a),
+                .run(.a, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run A",
+            "0ms source s0 in A",
+            "0ms run A -> timedOut",
+        ])
+    }
+
+    @Test("a timer that joins a mode made common while in no mode has its past instant clamped, as add(_:to:) does")
+    func commonTimerJoiningLaterIsClamped() {
+        let program = Program.scenario(
+            timers: [0: .init(fireAt: 0, interval: 10, order: 0, actions: [])],
+            steps: [
+                .add(.timer(0), .common),
+                .remove(.timer(0), .default),
+                .advanceClock(5),
+                .addCommonMode(.a),
+                .run(.a, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "5ms run A",
+            "5ms timer t0 @5ms in A",
+            "5ms run A -> timedOut",
+        ])
+    }
+
+    @Test("an invalidated common source is no longer in common, even when it was in no mode")
+    func invalidatedCommonSourceLeavesCommon() {
+        let program = Program.scenario(
+            steps: [
+                .add(.source(0), .common),
+                .remove(.source(0), .default),
+                .invalidate(.source(0)),
+            ]
+        )
+        let state = Model.predict(program).steps.last!.last!
+        #expect(state.contains("s0 invalid;"))
+        checkAgainstModel(program)
+    }
+
+    @Test("a run without timeout that would sleep forever is ended by a stop from another thread")
+    func endlessSleepIsStopped() {
+        let program = Program.scenario(
+            steps: [
+                .add(.source(0), .default),
+                .run(.default, timeout: nil, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run default",
+            "0ms \(Model.endlessSleep)",
+            "0ms run default -> stopped",
+        ])
+    }
+
+    /// The model predicts exactly `events` (less the state line) for the last step, and Core
+    /// does what the model predicts.
+    private func expectEvents(of program: Program, _ events: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let predicted = Model.predict(program)
+        #expect(Array(predicted.steps.last!.dropLast()) == events, "the model's reading of the rule", sourceLocation: sourceLocation)
+        checkAgainstModel(program, sourceLocation: sourceLocation)
+    }
+}
+
+extension Program {
+    /// A hand-written program; items not given are inert (order 0, no callout actions, and an
+    /// observer watches `exit` only).
+    static func scenario(
+        sources: [Int: SourceSpec] = [:],
+        timers: [Int: TimerSpec] = [:],
+        observers: [Int: ObserverSpec] = [:],
+        blocks: [Action] = [],
+        steps: [Action]
+    ) -> Program {
+        let slots = 0..<ProgramGenerator.itemsPerKind
+        return Program(
+            sources: slots.map { sources[$0] ?? SourceSpec(order: 0, actions: []) },
+            timers: slots.map { timers[$0] ?? TimerSpec(fireAt: 0, interval: nil, order: 0, actions: []) },
+            observers: slots.map { observers[$0] ?? ObserverSpec(activities: [.exit], repeats: true, order: 0, actions: []) },
+            blockActions: blocks,
+            steps: steps
+        )
+    }
+}
