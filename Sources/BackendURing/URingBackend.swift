@@ -27,6 +27,11 @@ public final class URingBackend: Backend {
         var armedPoll: UInt64?
         /// Its poll request failed (e.g. `EBADF`): reported once as an error, never re-armed.
         var failed = false
+        /// The file the descriptor named when registered (device, inode). A poll is re-armed by
+        /// descriptor number, so before re-arming, the number must still name this file.
+        var file: (device: UInt64, inode: UInt64)
+        /// A poll completed since this was armed: the next arming re-checks the file.
+        var completed = false
     }
 
     private let ring: URingRing
@@ -85,7 +90,7 @@ public final class URingBackend: Backend {
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG, type != S_IFDIR else { throw SystemError("io_uring_prep_poll_add", errno: EPERM) }
         // Armed by the next wait, in the same `io_uring_enter` that sleeps.
-        registrations[descriptor] = Registration(token: token, interest: interest)
+        registrations[descriptor] = Registration(token: token, interest: interest, file: (UInt64(info.st_dev), UInt64(info.st_ino)))
         needsArming.append(descriptor)
     }
 
@@ -152,6 +157,14 @@ public final class URingBackend: Backend {
         needsArming.removeAll(keepingCapacity: true)
         for descriptor in descriptors {
             guard let registration = registrations[descriptor], registration.armedPoll == nil, !registration.failed else { continue }
+            // The registered file was closed behind Core's back and the number reused: never
+            // watch the stranger for this registration. Reported once as an error, which Core
+            // recognises as that misuse.
+            if registration.completed, !Self.names(descriptor, registration.file) {
+                registrations[descriptor]!.failed = true
+                ready.append(ReadyEvent(token: registration.token, readiness: .error))
+                continue
+            }
             lastPollID += 1
             let entry = try nextEntry()
             io_uring_prep_poll_add(entry, descriptor, Self.pollMask(for: registration.interest))
@@ -205,6 +218,7 @@ public final class URingBackend: Backend {
         // Not an owned request: cancelled by unregister or modify. Drop it.
         guard let descriptor = pollOwners.removeValue(forKey: id) else { return }
         registrations[descriptor]!.armedPoll = nil
+        registrations[descriptor]!.completed = true
         let token = registrations[descriptor]!.token
         switch result {
         case 0...:
@@ -220,6 +234,12 @@ public final class URingBackend: Backend {
             registrations[descriptor]!.failed = true
             ready.append(ReadyEvent(token: token, readiness: .error))
         }
+    }
+
+    /// Whether `descriptor` still names `file`.
+    private static func names(_ descriptor: Int32, _ file: (device: UInt64, inode: UInt64)) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && UInt64(info.st_dev) == file.device && UInt64(info.st_ino) == file.inode
     }
 
     // MARK: - Poll masks

@@ -29,6 +29,13 @@ struct DescriptorTable {
     struct Unwatchable {
         let source: Loop.Source
         let reason: String
+
+        /// `source`'s descriptor `fd` was closed (`now` is `nil`) or reused for another file
+        /// behind its back.
+        static func closed(_ source: Loop.Source, descriptor fd: Int32, nowNames now: FileIdentity?) -> Unwatchable {
+            let what = now == nil ? "was closed" : "was closed and reused for another file"
+            return Unwatchable(source: source, reason: "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor")
+        }
     }
 
     /// Makes the backend watch exactly the descriptors of `sources`, the sources of `mode`.
@@ -53,9 +60,7 @@ struct DescriptorTable {
                 let now = identities[fd] ?? FileIdentity(of: fd)
                 identities[fd] = now
                 guard now == source.fileIdentity else {
-                    unwatchable.append(Unwatchable(source: source, reason: now == nil
-                        ? "descriptor \(fd) was closed while its source was in a loop; invalidate a source before closing its descriptor"
-                        : "descriptor \(fd) was closed and reused for another file while its source was in a loop; invalidate a source before closing its descriptor"))
+                    unwatchable.append(.closed(source, descriptor: fd, nowNames: now))
                     continue
                 }
             }

@@ -353,6 +353,10 @@ extension Loop {
         var handled = false
         // Copy out: a nested run inside a handler reuses the buffer.
         let ready = local.readySources
+        // An error may mean the descriptor was closed (and its number reused) behind the
+        // source's back: then the source is reported and invalidated, not called.
+        let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []
+        if !misused.isEmpty { invalidate(misused) }
         for (source, readiness) in ready {
             guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
             switch source.kind {
@@ -363,6 +367,19 @@ extension Loop {
             handled = true
         }
         return (handled, mainQueueReady)
+    }
+}
+
+extension Loop {
+    /// The sources among `ready` reporting an error whose descriptor no longer names the
+    /// file they were made for.
+    fileprivate func closedBehindTheirBack(_ ready: [(source: Source, readiness: Readiness)]) -> [DescriptorTable.Unwatchable] {
+        ready.compactMap { source, readiness in
+            guard readiness.contains(.error), let (fd, _) = source.watchedDescriptor else { return nil }
+            let now = FileIdentity(of: fd)
+            guard now != source.fileIdentity else { return nil }
+            return .closed(source, descriptor: fd, nowNames: now)
+        }
     }
 }
 
