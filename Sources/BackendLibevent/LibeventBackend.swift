@@ -174,6 +174,30 @@ public final class LibeventBackend: Backend {
     ///
     /// libevent's epoll backend still makes a signal pipe per base (`evsig_init_`); it stays
     /// idle unless someone adds an `EV_SIGNAL` event, and is closed with the base.
+    /// How many descriptors an epoll `event_base` opens: the epoll instance, a timerfd for
+    /// precise timers, and the two ends of the pipe of its signal handling.
+    private static let baseDescriptorCount = 4
+
+    /// Throws the typed error when the process could not open the descriptors a base needs.
+    ///
+    /// libevent 2.1 gives up on the whole process (`exit(1)`) when it cannot open the pipe for
+    /// its signal handling while making a base, and would make a base without its precise
+    /// timer when the timerfd is refused. So the descriptors are opened here first and closed
+    /// just before the base is made: running out of descriptors becomes an error the caller
+    /// can handle. (Another thread opening descriptors in between can still take them; that
+    /// window is as small as it can be made from outside libevent.)
+    private static func reserveBaseDescriptors() throws {
+        var reserved: [Int32] = []
+        defer { for fd in reserved { close(fd) } }
+        for _ in 0..<baseDescriptorCount {
+            let fd = eventfd(0, Int32(EFD_CLOEXEC))
+            guard fd >= 0 else {
+                throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: errno)))
+            }
+            reserved.append(fd)
+        }
+    }
+
     private static func makeBase() throws -> OpaquePointer {
         guard let config = event_config_new() else {
             throw BackendError.unavailable(.libevent, .other(SystemError("event_config_new", errno: errnoOrDefault(ENOMEM))))
@@ -185,6 +209,7 @@ public final class LibeventBackend: Backend {
         _ = event_config_avoid_method(config, "select")
         _ = event_config_avoid_method(config, "poll")
         _ = event_config_require_features(config, Int32(bitPattern: EV_FEATURE_O1.rawValue | EV_FEATURE_EARLY_CLOSE.rawValue))
+        try reserveBaseDescriptors()
         guard let base = event_base_new_with_config(config) else {
             throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: errnoOrDefault(ENOSYS))))
         }

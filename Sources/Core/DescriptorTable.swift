@@ -41,47 +41,47 @@ struct DescriptorTable {
     /// Makes the backend watch exactly the descriptors of `sources`, the sources of `mode`.
     ///
     /// A descriptor whose set of sources is unchanged keeps its registration; otherwise it is
-    /// registered afresh under a new token. Before a descriptor is registered, the file it
-    /// names now is compared with the file each source was made for: a descriptor closed and
-    /// reused behind its source's back is never watched for that source (whose handler would
-    /// otherwise hear about a stranger's file). A source that cannot be watched is returned,
-    /// so that RunLoopKit never leaves a source that silently cannot fire.
+    /// registered afresh under a new token. Whenever a descriptor is registered, the file it
+    /// names now is compared with the file each of its sources was made for: a source whose
+    /// descriptor was closed and reused behind its back is never watched (its handler would
+    /// otherwise hear about a stranger's file), even when it was watched before and another
+    /// source on the reused number is what made the registration change. A source that cannot
+    /// be watched is returned, so that RunLoopKit never leaves a source that silently cannot fire.
     mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) -> [Unwatchable] {
         self.mode = mode
         syncMainQueue(mainQueueDescriptor, with: backend)
         var unwatchable: [Unwatchable] = []
-        var wanted: [Int32: (interest: Interest, sources: [Loop.Source])] = [:]
-        var identities: [Int32: FileIdentity?] = [:]
+        var wanted: [Int32: [Loop.Source]] = [:]
         for source in sources {
-            guard let (fd, interest) = source.watchedDescriptor else { continue }
-            if let old = byDescriptor[fd], old.sources.contains(where: { $0 === source }) {
-                // Already watched for this source: checked when it was registered.
-            } else {
-                let now = identities[fd] ?? FileIdentity(of: fd)
-                identities[fd] = now
-                guard now == source.fileIdentity else {
-                    unwatchable.append(.closed(source, descriptor: fd, nowNames: now))
-                    continue
-                }
-            }
-            wanted[fd, default: ([], [])].interest.formUnion(interest)
-            wanted[fd, default: ([], [])].sources.append(source)
+            guard let (fd, _) = source.watchedDescriptor else { continue }
+            wanted[fd, default: []].append(source)
         }
         for (fd, registration) in byDescriptor where wanted[fd] == nil {
             unregister(registration, from: backend)
         }
-        for (fd, want) in wanted {
-            if let old = byDescriptor[fd] {
-                if old.interest == want.interest, old.sources.elementsEqual(want.sources, by: ===) { continue }
-                unregister(old, from: backend)
+        for (fd, candidates) in wanted {
+            let old = byDescriptor[fd]
+            if let old, old.sources.elementsEqual(candidates, by: ===) { continue }
+            if let old { unregister(old, from: backend) }
+            let now = FileIdentity(of: fd)
+            var watched: [Loop.Source] = []
+            var interest: Interest = []
+            for source in candidates {
+                guard now == source.fileIdentity, let (_, wants) = source.watchedDescriptor else {
+                    unwatchable.append(.closed(source, descriptor: fd, nowNames: now))
+                    continue
+                }
+                watched.append(source)
+                interest.formUnion(wants)
             }
+            guard !watched.isEmpty else { continue }
             let token = Token(rawValue: Sequence.next())
             do {
-                try backend.register(fd, token: token, interest: want.interest)
-                byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: want.interest, sources: want.sources)
+                try backend.register(fd, token: token, interest: interest)
+                byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, sources: watched)
                 byToken[token] = fd
             } catch {
-                for source in want.sources {
+                for source in watched {
                     unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
                 }
             }

@@ -1,4 +1,3 @@
-import DequeModule
 import Synchronization
 
 /// The state of one `run` call.
@@ -230,7 +229,7 @@ extension Loop {
                 }
             }
             if let deadline = plan.deadline, deadline <= now { return .poll }
-            // A zero timeout does not sleep, so nothing needs to wake it.
+            // From here on the loop means to sleep: a poster that sees it asleep must wake it.
             sleep.wakePosted.store(false, ordering: .sequentiallyConsistent)
             sleep.sleeping.store(true, ordering: .sequentiallyConsistent)
             // Published before the last look at the block queue (see SleepFlags) and at the
@@ -241,7 +240,9 @@ extension Loop {
                 sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
                 return .poll
             }
-            state.sleepDeadline = plan.deadline
+            // What a timer added during the sleep is compared with: the latest the wait can
+            // end, slack included, so that a timer due before then wakes the loop.
+            state.sleepDeadline = plan.deadline.map { local.timerSlack.latestEnd(ofWaitUntil: $0, slack: plan.slack) }
             return plan
         }
     }
@@ -351,8 +352,15 @@ extension Loop {
             local.readySources.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.source.sequence < $1.source.sequence }
         }
         var handled = false
-        // Copy out: a nested run inside a handler reuses the buffer.
-        let ready = local.readySources
+        // Take the buffer: a nested run inside a handler uses `local.readySources` afresh, and
+        // the buffer goes back empty at the end so that it keeps no source (and through its
+        // handler, no loop) alive after the pass.
+        var ready: [(source: Source, readiness: Readiness)] = []
+        swap(&ready, &local.readySources)
+        defer {
+            ready.removeAll(keepingCapacity: true)
+            local.readySources = ready
+        }
         // An error may mean the descriptor was closed (and its number reused) behind the
         // source's back: then the source is reported and invalidated, not called.
         let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []

@@ -80,6 +80,11 @@ extension Loop {
     ///
     /// Call it on the loop's own thread only (it traps elsewhere); the backend stays valid
     /// until the thread exits.
+    ///
+    /// While `body` runs, the loop holds the lock that guards its backend: a thread that
+    /// removes or invalidates one of this loop's descriptor or port sources meanwhile waits
+    /// until `body` returns (so that the descriptor has left the backend when its call
+    /// returns). `body` must therefore never wait for such a thread, or both wait forever.
     public func withBackend<R>(_ body: (any Backend) throws -> R) rethrows -> R {
         precondition(isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
         // Under the backend lock: another thread may be unregistering a descriptor.
@@ -124,6 +129,7 @@ extension Loop {
         }
         // Released here, with no lock held.
         withExtendedLifetime(retired) {}
+        local.readySources = []
         withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }

@@ -27,6 +27,11 @@ struct TimerSlack {
         return (deadline - .nanoseconds(Int64(window)), window)
     }
 
+    /// The latest a wait until `wakeAt` can end with `slack` (`nil`: the thread's own).
+    mutating func latestEnd(ofWaitUntil wakeAt: ContinuousClock.Instant, slack: UInt?) -> ContinuousClock.Instant {
+        wakeAt.advanced(bySaturating: .nanoseconds(Int64(slack ?? threadOwnSlack())))
+    }
+
     /// Sets the slack for the next wait (`nil`: the thread's own), with a system call only
     /// when it changes.
     mutating func apply(_ slack: UInt?) {

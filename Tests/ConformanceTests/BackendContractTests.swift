@@ -1,5 +1,6 @@
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// The backend protocol's contract (Sources/Core/Backend.swift), checked on each backend

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Tests/README.md: the bad input RunLoopKit accepts, and what it then does — no effect, a

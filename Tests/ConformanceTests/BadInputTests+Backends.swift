@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Tests/README.md › Backends: bad input to the `Backend` protocol's methods, called directly

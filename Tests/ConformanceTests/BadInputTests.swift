@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › Errors: bad input is refused where it enters, naming the argument and value.

@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Objects › Blocks: FIFO, and a mode with a queued block is not empty — also for a run

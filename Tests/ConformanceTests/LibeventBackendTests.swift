@@ -5,6 +5,7 @@ import RunLoopKit
 // test target does not depend on the C module itself.
 @testable import RunLoopLibevent
 import Synchronization
+import TestSupport
 import Testing
 
 /// What only the libevent backend promises, beyond the conformance suite that runs on it too.

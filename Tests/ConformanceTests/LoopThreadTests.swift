@@ -1,5 +1,6 @@
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// Worker threads, loops as executors, and delayed performs.

@@ -1,5 +1,6 @@
 import Dispatch
 import RunLoopKit
+import TestSupport
 import Testing
 
 extension BackendKind: Codable {}

@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › Objects › Mode; One run › 1.

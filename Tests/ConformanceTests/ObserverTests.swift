@@ -1,5 +1,6 @@
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › Objects › Observer; One run › 2–4.

@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › One run › 3.7 (the decision), stop(), nested runs.

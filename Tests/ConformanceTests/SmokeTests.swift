@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 @Suite("Smoke")

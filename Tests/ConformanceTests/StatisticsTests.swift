@@ -1,5 +1,6 @@
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// The loop's counters: passes and wakeups by reason, readable from any thread.

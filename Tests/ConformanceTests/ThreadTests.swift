@@ -1,5 +1,6 @@
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › Objects › Loop: one per thread, created lazily, torn down at thread exit.

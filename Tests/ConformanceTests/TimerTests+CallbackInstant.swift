@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Objects › Timer: set inside the callback, a next fire instant later than the instant being

@@ -2,6 +2,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// What only the io_uring backend can get wrong: late and cancellation completions, one-shot

@@ -1,4 +1,5 @@
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// Objects › Items: an invalidated item is never called again — not even for the rest of a

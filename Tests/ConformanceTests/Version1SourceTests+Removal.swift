@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// Objects › Items: a removed descriptor leaves the kernel's interest set before `invalidate()`

@@ -1,5 +1,6 @@
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// A descriptor closed and its number reused behind its source's back: the stranger's events

@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › Objects › Source, version 1; One run › 3.5; Errors.

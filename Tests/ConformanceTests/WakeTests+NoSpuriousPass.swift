@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// One run › 3.4: every wait that ends has a reason; a wake makes one pass, not two.

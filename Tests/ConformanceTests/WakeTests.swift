@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// SEMANTICS.md › wakeUp(), (differs) perform and signal wake, Timing › wakeups never lost.

@@ -1,5 +1,6 @@
 import Foundation
 import RunLoopKit
+import TestSupport
 
 /// Runs `MainLoopFixture BACKEND SCENARIO` (built next to the test bundle) and returns the
 /// lines it printed; the fixture's own main thread runs the main loop.

@@ -2,11 +2,11 @@ import Glibc
 import RunLoopKit
 
 /// A pipe whose ends the test closes when done.
-final class Pipe: Sendable {
-    let readEnd: Int32
-    let writeEnd: Int32
+public final class Pipe: Sendable {
+    public let readEnd: Int32
+    public let writeEnd: Int32
 
-    init() throws {
+    public init() throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw SystemError("pipe", errno: currentErrno()) }
         (readEnd, writeEnd) = (ends[0], ends[1])
@@ -17,14 +17,14 @@ final class Pipe: Sendable {
     }
 
     /// Writes `count` bytes.
-    func fill(_ count: Int = 1) {
+    public func fill(_ count: Int = 1) {
         let bytes = [UInt8](repeating: 0x2A, count: count)
         _ = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress, count) }
     }
 
     /// Reads whatever is there; returns how many bytes.
     @discardableResult
-    func drain() -> Int {
+    public func drain() -> Int {
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -34,7 +34,7 @@ final class Pipe: Sendable {
         }
     }
 
-    func close() {
+    public func close() {
         Glibc.close(readEnd)
         Glibc.close(writeEnd)
     }

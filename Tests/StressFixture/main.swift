@@ -1,0 +1,35 @@
+// A program that runs one stress, fault or teardown scenario in a process of its own, for the
+// conformance tests that must own the whole process: to count its open descriptors and its
+// memory, to lower its descriptor limit, or to read what Core writes on its standard error.
+//
+// Usage: StressFixture SCENARIO BACKEND — each failure is a `FAILED` line on standard error;
+// the exit status is 0 when there was none, 1 when there was, 70 when the scenario stalled.
+import Glibc
+import RunLoopKit
+import TestSupport
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let backend = BackendKind(rawValue: arguments[2]) else {
+    writeLine("usage: StressFixture SCENARIO BACKEND", to: 2)
+    exit(2)
+}
+
+let scenarios: [String: (BackendKind) throws -> Void] = [
+    "stress": { backend in report("stress on \(backend): \(try StressRun.perform(backend))") },
+    "reuse-new-source": ReuseScenario.newSourceOnReusedNumber,
+    "reuse-behind-source": ReuseScenario.reusedBehindRegisteredSource,
+    "exhaustion": ExhaustionScenario.runOut,
+    "exhaustion-partial": ExhaustionScenario.partialCreation,
+    "teardown": { backend in try TeardownScenario.manyThreads(backend, count: scaled(10_000, minimum: 200)) },
+]
+
+guard let scenario = scenarios[arguments[1]] else {
+    writeLine("unknown scenario \(arguments[1]); known: \(scenarios.keys.sorted())", to: 2)
+    exit(2)
+}
+do {
+    try scenario(backend)
+} catch {
+    fail("the scenario threw \(error)")
+}
+exit(failureCount == 0 ? 0 : 1)

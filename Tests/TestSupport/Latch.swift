@@ -1,0 +1,28 @@
+import Dispatch
+import RunLoopKit
+import Synchronization
+
+/// A one-shot gate: `wait` blocks (without spinning) until `open` is called or time runs out.
+public final class Latch: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let opened = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Opens the gate; later calls have no effect. Safe from any thread.
+    public func open() {
+        if !opened.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+    }
+
+    /// Whether the gate was opened.
+    public var isOpen: Bool { opened.load(ordering: .acquiring) }
+
+    /// Waits until opened; false if `timeout` passed first.
+    @discardableResult
+    public func wait(for timeout: Duration = generousDeadline) -> Bool {
+        let nanos = Int(timeout.nanosecondsClampedToZero)
+        guard semaphore.wait(timeout: .now() + .nanoseconds(nanos)) == .success else { return false }
+        semaphore.signal() // Stay open for other waiters.
+        return true
+    }
+}

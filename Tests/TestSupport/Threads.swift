@@ -1,0 +1,52 @@
+import Glibc
+import RunLoopKit
+
+/// Starts a detached pthread running `body`.
+public func spawnThread(_ body: @escaping @Sendable () -> Void) throws {
+    _ = try JoinableThread(body, detached: true)
+}
+
+/// A pthread that can be joined: joining returns only once the thread has exited, after its
+/// thread-specific destructors ran — so after the teardown of the loop it had.
+///
+/// ``spawnThread(_:)`` detaches its threads; tests that check what a loop's teardown released
+/// join instead. Join exactly once.
+public final class JoinableThread: Sendable {
+    private let thread: Lock<pthread_t?>
+    /// Opened when the body returned (the thread's teardown follows at once).
+    public let finished = Latch()
+
+    /// Starts a thread running `body`; a detached one cannot be joined, only waited for
+    /// through ``finished``.
+    public init(_ body: @escaping @Sendable () -> Void, detached: Bool = false) throws {
+        final class Box {
+            let body: @Sendable () -> Void
+            let finished: Latch
+            init(_ body: @escaping @Sendable () -> Void, _ finished: Latch) { (self.body, self.finished) = (body, finished) }
+        }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body, finished)).toOpaque()
+        let result = pthread_create(&thread, nil, { pointer in
+            let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+            box.body()
+            box.finished.open()
+            return nil
+        }, box)
+        guard result == 0 else {
+            Unmanaged<AnyObject>.fromOpaque(box).release()
+            throw SystemError("pthread_create", errno: result)
+        }
+        if detached { pthread_detach(thread) }
+        self.thread = Lock(detached ? nil : thread)
+    }
+
+    /// Waits until the body returned (failing after `timeout`), then joins the thread.
+    /// - Returns: false if the body did not return in time; the thread is then left running.
+    @discardableResult
+    public func join(within timeout: Duration = generousDeadline) -> Bool {
+        guard finished.wait(for: timeout) else { return false }
+        guard let thread = self.thread.withLock({ thread in defer { thread = nil }; return thread }) else { return true }
+        pthread_join(thread, nil)
+        return true
+    }
+}
