@@ -43,7 +43,10 @@ final class URingWaker: BackendWaker {
 
     /// Makes the current or next wait of the backend return. Safe from any thread.
     func wake() {
-        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Sequentially consistent, as in `consume()`: a poster's enqueue, then this exchange,
+        // must not be reordered against the loop's clearing store followed by its look at the
+        // queues, or each side could miss the other's write and the wake be lost.
+        guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         sender.withLock { sender in
             guard let target = sender.target else { return }
             while true {
@@ -71,7 +74,7 @@ final class URingWaker: BackendWaker {
 
     /// Called on the waiting thread when the wake's completion arrived: the next wake sends.
     func consume() {
-        pending.store(false, ordering: .releasing)
+        pending.store(false, ordering: .sequentiallyConsistent)
     }
 
     /// Stops sending: the target ring is about to be closed. Called by the backend's deinit.

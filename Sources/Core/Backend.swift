@@ -118,8 +118,10 @@ public protocol Backend: AnyObject {
     ///   - timeout: how long to wait at most; `nil` waits until an event, `.zero` polls. The
     ///     backend rounds it up to its clock's resolution, never down.
     ///   - events: cleared, then filled with the ready descriptors (not the waker).
-    /// - Returns: whether a wake of the ``waker`` was consumed by this wait. Core tells a wake
-    ///   meant for this sleep from one left over from an earlier sleep, which it absorbs.
+    /// - Returns: whether a wake of the ``waker`` was consumed by this wait, so that a
+    ///   backend's wake can be checked on its own (the conformance suite does). Core does not
+    ///   need it: its own sleep flags tell it whether a wait that returned empty-handed was
+    ///   woken for this sleep, and it waits again when not.
     @discardableResult
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool
 }

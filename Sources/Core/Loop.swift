@@ -84,14 +84,21 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// The mode is created if it did not exist. Safe to call from any thread.
     public func addCommonMode(_ mode: Mode) {
         guard mode != .common else { return }
-        let (sources, timers): ([Source], [Timer]) = state.withLock { state in
-            guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], []) }
+        let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
+            guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
             commonModesVersion.add(1, ordering: .releasing)
             var modeState = state.modes[mode] ?? ModeState()
             for observer in state.commonObservers where observer.isValid { modeState.insertObserver(observer) }
             state.modes[mode] = modeState
-            return (state.commonSources, state.commonTimers)
+            // A block queued for the common modes now runs in `mode` too: a loop asleep in
+            // `mode` must wake for it. (The loop decides to sleep under this lock, so it either
+            // saw the new common mode or is seen asleep here.)
+            let wake = state.currentMode == mode
+                && blocks.hasBlock(runningIn: mode, commonModes: state.commonModes)
+                && state.claimWake(ifCurrent: mode)
+            return (state.commonSources, state.commonTimers, wake)
         }
+        if wake { waker.wake() }
         // Each timer and source joins the way `add(_:to:)` adds it, under its own lock first
         // (a timer's or source's lock comes before the loop's): one that was invalidated or
         // removed from the common modes meanwhile stays out.

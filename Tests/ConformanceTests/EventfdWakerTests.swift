@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// Timing › wakeups are never lost: the eventfd waker that the epoll and libevent backends use.
@@ -18,11 +19,13 @@ struct EventfdWakerTests {
             finished.open()
         }
         // The loop's side: consume whenever the eventfd is readable, as a backend does. A
-        // waker whose flag says "pending" over an empty eventfd is never readable again, so
-        // the rounds stop counting and the deadline ends the test.
+        // waker whose flag says "pending" over an empty eventfd is never readable again: the
+        // rounds stop counting, the time limit ends the loop, and the check below fails. (How
+        // many rounds fit in the time depends on the machine's load, so the count itself is
+        // not what is checked.)
         var rounds = 0
         let start = ContinuousClock.now
-        while rounds < 100_000, ContinuousClock.now - start < .seconds(10) {
+        while rounds < 100_000, ContinuousClock.now - start < .seconds(5) {
             if isReadable(waker.descriptor) {
                 waker.consume()
                 rounds += 1
@@ -31,9 +34,10 @@ struct EventfdWakerTests {
         done.store(true, ordering: .releasing)
         finished.wait()
         if isReadable(waker.descriptor) { waker.consume() }
+        // Swallowed, the waker would now be pending over an empty eventfd: this wake would
+        // not write.
         waker.wake()
-        #expect(isReadable(waker.descriptor))
-        #expect(rounds == 100_000)
+        #expect(isReadable(waker.descriptor), "after \(rounds) rounds of racing wakes, a wake no longer makes the eventfd readable")
     }
 
     private func isReadable(_ descriptor: Int32) -> Bool {

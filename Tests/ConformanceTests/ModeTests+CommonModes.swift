@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// Objects › Mode: a mode made common later receives every common item as it is at that moment.
@@ -64,5 +65,27 @@ extension ModeTests {
             return problems
         }
         #expect(problems == [])
+    }
+    @Test("a block queued for the common modes wakes a loop asleep in a mode made common meanwhile", arguments: backends)
+    func commonBlockWakesLoopInNewCommonMode(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let result = try await onLoopThread(backend) { loop -> Loop.RunResult in
+            loop.perform(in: [.common]) {
+                trace("block in \(loop.currentMode?.name ?? "no mode")")
+                loop.stop()
+            }
+            let keepsXAlive = Loop.Source {}
+            loop.add(keepsXAlive, to: "X")
+            defer { keepsXAlive.invalidate() }
+            // Once the loop sleeps in X (where the block does not run yet), X becomes common.
+            try spawnThread {
+                let deadline = ContinuousClock.now + generousDeadline
+                while !(loop.isWaiting && loop.currentMode == "X"), ContinuousClock.now < deadline { sched_yield() }
+                loop.addCommonMode("X")
+            }
+            return loop.run("X", timeout: .seconds(10))
+        }
+        #expect(result == .stopped)
+        #expect(trace.all == ["block in X"])
     }
 }
