@@ -157,23 +157,6 @@ public final class LibeventBackend: Backend {
 
     // MARK: - Helpers
 
-    /// The `event_base` configuration, and why.
-    ///
-    /// - `EVENT_BASE_FLAG_PRECISE_TIMER`: otherwise libevent reads `CLOCK_MONOTONIC_COARSE` and
-    ///   waits in whole milliseconds; with it, epoll waits on a timerfd (microseconds).
-    /// - `EVENT_BASE_FLAG_NOLOCK`: the base is used on one thread; the waker needs no lock (see
-    ///   the eventfd waker), and even if the process called `evthread_use_pthreads()` the base
-    ///   gets no mutex and no internal notification eventfd.
-    /// - `EVENT_BASE_FLAG_IGNORE_ENV`: `EVENT_NOEPOLL`, `EVENT_EPOLL_USE_CHANGELIST` and friends
-    ///   in the environment must not change the loop's behaviour.
-    /// - No `EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST`: the changelist defers `epoll_ctl` to the next
-    ///   dispatch, so a bad descriptor would fail the wait instead of `register`, and a deferred
-    ///   delete could land on a descriptor number closed and reused meanwhile.
-    /// - Only epoll (select and poll avoided, `EV_FEATURE_O1 | EV_FEATURE_EARLY_CLOSE` required,
-    ///   then checked by name): O(1) changes and `EV_CLOSED` (EPOLLRDHUP) for hang-ups.
-    ///
-    /// libevent's epoll backend still makes a signal pipe per base (`evsig_init_`); it stays
-    /// idle unless someone adds an `EV_SIGNAL` event, and is closed with the base.
     /// How many descriptors an epoll `event_base` opens: the epoll instance, a timerfd for
     /// precise timers, and the two ends of the pipe of its signal handling.
     private static let baseDescriptorCount = 4
@@ -198,6 +181,23 @@ public final class LibeventBackend: Backend {
         }
     }
 
+    /// The `event_base` configuration, and why.
+    ///
+    /// - `EVENT_BASE_FLAG_PRECISE_TIMER`: otherwise libevent reads `CLOCK_MONOTONIC_COARSE` and
+    ///   waits in whole milliseconds; with it, epoll waits on a timerfd (microseconds).
+    /// - `EVENT_BASE_FLAG_NOLOCK`: the base is used on one thread; the waker needs no lock (see
+    ///   the eventfd waker), and even if the process called `evthread_use_pthreads()` the base
+    ///   gets no mutex and no internal notification eventfd.
+    /// - `EVENT_BASE_FLAG_IGNORE_ENV`: `EVENT_NOEPOLL`, `EVENT_EPOLL_USE_CHANGELIST` and friends
+    ///   in the environment must not change the loop's behaviour.
+    /// - No `EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST`: the changelist defers `epoll_ctl` to the next
+    ///   dispatch, so a bad descriptor would fail the wait instead of `register`, and a deferred
+    ///   delete could land on a descriptor number closed and reused meanwhile.
+    /// - Only epoll (select and poll avoided, `EV_FEATURE_O1 | EV_FEATURE_EARLY_CLOSE` required,
+    ///   then checked by name): O(1) changes and `EV_CLOSED` (EPOLLRDHUP) for hang-ups.
+    ///
+    /// libevent's epoll backend still makes a signal pipe per base (`evsig_init_`); it stays
+    /// idle unless someone adds an `EV_SIGNAL` event, and is closed with the base.
     private static func makeBase() throws -> OpaquePointer {
         guard let config = event_config_new() else {
             throw BackendError.unavailable(.libevent, .other(SystemError("event_config_new", errno: errnoOrDefault(ENOMEM))))
