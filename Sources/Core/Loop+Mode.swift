@@ -7,12 +7,26 @@ extension Loop {
     public struct Mode: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
         /// The mode's name.
         public let name: String
+        /// The name's hash, computed once: a loop looks modes up in its tables on every pass
+        /// and for every item added, and a mode is made once and used many times.
+        private let nameHash: Int
 
         /// Creates a mode with the given name.
-        public init(_ name: String) { self.name = name }
+        public init(_ name: String) {
+            self.name = name
+            nameHash = name.hashValue
+        }
 
         /// Creates a mode from a string literal.
-        public init(stringLiteral name: String) { self.name = name }
+        public init(stringLiteral name: String) { self.init(name) }
+
+        public static func == (a: Mode, b: Mode) -> Bool {
+            a.nameHash == b.nameHash && a.name == b.name
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(nameHash)
+        }
 
         /// The mode every loop has; initially the only common mode.
         public static let `default` = Mode("kRunLoopDefaultMode")

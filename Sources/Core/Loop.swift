@@ -62,6 +62,12 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// its waker nor the dispatch main queue). Safe to call from any thread.
     package var registeredDescriptorCount: Int { backendAccess.registeredCount.load(ordering: .relaxed) }
 
+    /// How many entries `mode`'s timer queue holds, live or stale (for tests that memory stays
+    /// flat when timers are re-armed or invalidated). Safe to call from any thread.
+    package func timerQueueEntryCount(in mode: Mode) -> Int {
+        state.withLock { $0.modes[mode]?.timerQueue.entryCount ?? 0 }
+    }
+
     public var description: String { "Loop(\(backend)\(isMain ? ", main" : ""))" }
 
     // MARK: - State
@@ -244,7 +250,7 @@ public final class Loop: Sendable, CustomStringConvertible {
                     state.modes[target, default: ModeState()].timers[id] = timer
                     // A firing timer is queued again by the loop when its callback returns.
                     if !timerState.isFiring {
-                        state.modes[target]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
+                        state.modes[target]!.queue(timer, at: instant, tolerance: tolerance, generation: generation)
                     }
                     if state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {
                         wake = true
@@ -262,7 +268,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     public func remove(_ timer: Timer, from mode: Mode) {
         let wake: Bool = state.withLock { state in
             if mode == .common { state.commonTimers.removeAll { $0 === timer } }
-            for target in state.targets(of: mode) { state.modes[target]?.timers[ObjectIdentifier(timer)] = nil }
+            for target in state.targets(of: mode) { state.modes[target]?.removeTimer(ObjectIdentifier(timer)) }
             return state.claimWakeIfEmptied()
         }
         if wake { waker.wake() }
@@ -457,7 +463,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     func detach(_ timer: Timer) {
         let wake: Bool = state.withLock { state in
             state.commonTimers.removeAll { $0 === timer }
-            for mode in Array(state.modes.keys) { state.modes[mode]!.timers[ObjectIdentifier(timer)] = nil }
+            state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer)) }
             return state.claimWakeIfEmptied()
         }
         if wake { waker.wake() }
@@ -476,9 +482,11 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             var wake = false
             let id = ObjectIdentifier(timer)
-            for mode in Array(state.modes.keys) where state.modes[mode]?.timers[id] != nil {
-                state.modes[mode]!.timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
-                if state.currentMode == mode, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
+            let (currentMode, sleepDeadline) = (state.currentMode, state.sleepDeadline)
+            state.modes.updateEach { mode, modeState in
+                guard modeState.timers[id] != nil else { return }
+                modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation)
+                if currentMode == mode, sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
             }
             return wake && state.claimWake()
         }

@@ -22,6 +22,24 @@ struct ModeState {
         return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers) }
     }
 
+    /// Queues `timer` (already in ``timers``) at `instant`, as arming `generation`.
+    mutating func queue(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
+        timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
+        compactTimerQueue()
+    }
+
+    /// Takes `timer` out of this mode; its queued entries are stale from now on.
+    mutating func removeTimer(_ timer: ObjectIdentifier) {
+        guard timers.removeValue(forKey: timer) != nil else { return }
+        compactTimerQueue()
+    }
+
+    private mutating func compactTimerQueue() {
+        guard timerQueue.isMostlyStale(liveCount: timers.count) else { return }
+        let timers = self.timers
+        timerQueue.compactIfMostlyStale(liveCount: timers.count) { ModeState.timer(for: $0, in: timers) }
+    }
+
     /// When the loop must wake to serve this mode's timers within their tolerances, and the
     /// tolerance of the timer that sets it.
     mutating func timerDeadline() -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
@@ -136,5 +154,23 @@ struct LoopState {
     /// Whether `source` is still in any mode of this loop.
     func containsAnywhere(_ source: Loop.Source) -> Bool {
         modes.values.contains { $0.contains(source) }
+    }
+}
+
+extension Dictionary {
+    /// Updates every value in place, by position: no array of keys, no lookup by key, and no
+    /// second reference to the storage (iterating `indices` would hold one, and every update
+    /// would then copy the whole dictionary and whatever it holds).
+    mutating func updateEach(_ update: (Key, inout Value) -> Void) {
+        var index = startIndex
+        while index != endIndex {
+            update(self.keys[index], &self.values[index])
+            index = self.index(after: index)
+        }
+    }
+
+    /// Updates every value in place; see ``updateEach(_:)-(Key, inout Value)``.
+    mutating func updateEach(_ update: (inout Value) -> Void) {
+        updateEach { _, value in update(&value) }
     }
 }

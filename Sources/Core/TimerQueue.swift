@@ -4,8 +4,15 @@ import HeapModule
 ///
 /// Deletion is lazy, with a generation count: re-arming or invalidating a timer bumps its
 /// generation and pushes a fresh entry; entries whose generation no longer matches (or whose
-/// timer left the mode) are discarded when they reach the top. That keeps add, re-arm and
-/// invalidate O(log n) with swift-collections' `Heap`, which cannot remove an arbitrary element.
+/// timer left the mode) are stale, and are discarded when they reach the top or when the queue
+/// is compacted. Compaction runs when stale entries outnumber live ones, so a timer re-armed a
+/// million times (a watchdog reset per packet) leaves the queue at its live size, and add,
+/// re-arm and invalidate stay O(log n) amortized with swift-collections' `Heap`, which cannot
+/// remove an arbitrary element.
+///
+/// Entries are plain integers: instants as nanoseconds on ``QueueTime``'s scale, so that the
+/// heap compares and moves fixed-size values instead of going through the value witnesses of
+/// `ContinuousClock.Instant` (a resilient type) at every step of a sift.
 ///
 /// A timer step (the timers a pass fires) serves the entries queued before it began: a timer
 /// re-armed or added during the step's callbacks waits for a later pass, even when its new
@@ -25,7 +32,8 @@ struct TimerQueue {
     }
 
     struct Entry: Comparable {
-        let instant: ContinuousClock.Instant
+        /// The fire instant, on ``QueueTime``'s scale (rounded up: never early).
+        let instant: Int64
         let order: Int
         let sequence: UInt64
         let key: Key
@@ -46,9 +54,10 @@ struct TimerQueue {
 
     /// Latest acceptable firing time of a timer: its instant plus its tolerance.
     struct Deadline: Comparable {
-        let deadline: ContinuousClock.Instant
-        /// The timer's tolerance: how much timer slack the wait this bounds may have.
-        let tolerance: Duration
+        let deadline: Int64
+        /// The timer's tolerance in nanoseconds: how much timer slack the wait this bounds may
+        /// have.
+        let tolerance: Int64
         let key: Key
 
         static func < (a: Deadline, b: Deadline) -> Bool { a.deadline < b.deadline }
@@ -66,9 +75,25 @@ struct TimerQueue {
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
         let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation)
+        let instant = QueueTime.nanosecondsRoundedUp(instant)
+        let tolerance = tolerance.nanosecondsClampedToZero
         queued += 1
         byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key, queuedAt: queued))
-        byDeadline.insert(Deadline(deadline: instant + tolerance, tolerance: tolerance, key: key))
+        byDeadline.insert(Deadline(deadline: instant.addingSaturating(tolerance), tolerance: tolerance, key: key))
+    }
+
+    /// Drops the stale entries once they outnumber the `liveCount` live ones (plus some
+    /// slack, so that a small queue is never rebuilt over and over): O(n) after at least n/2
+    /// stale entries accumulated, so O(1) amortized per entry queued.
+    mutating func compactIfMostlyStale(liveCount: Int, live: (Key) -> Loop.Timer?) {
+        let limit = 2 * liveCount + 64
+        guard byInstant.count > limit || byDeadline.count > limit else { return }
+        if byInstant.count > limit {
+            byInstant = Heap(byInstant.unordered.filter { live($0.key) != nil })
+        }
+        if byDeadline.count > limit {
+            byDeadline = Heap(byDeadline.unordered.filter { live($0.key) != nil })
+        }
     }
 
     /// Begins a timer step; returns its mark for ``popDue(notAfter:step:live:)``. Entries set
@@ -89,6 +114,8 @@ struct TimerQueue {
     ///
     /// - Parameter live: the timer an entry's key stands for, or `nil` when the entry is stale.
     mutating func popDue(notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
+        // Rounded down, where instants are rounded up: a timer is never taken for due early.
+        let limit = QueueTime.nanosecondsRoundedDown(limit)
         while let top = byInstant.min {
             guard let timer = live(top.key) else {
                 byInstant.removeMin()
@@ -109,6 +136,15 @@ struct TimerQueue {
     /// tolerance, and the tolerance of the timer that sets it.
     mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
-        return byDeadline.min.map { ($0.deadline, $0.tolerance) }
+        return byDeadline.min.map { (QueueTime.instant($0.deadline), .nanoseconds($0.tolerance)) }
     }
+
+    /// Whether ``compactIfMostlyStale(liveCount:live:)`` would compact now.
+    func isMostlyStale(liveCount: Int) -> Bool {
+        let limit = 2 * liveCount + 64
+        return byInstant.count > limit || byDeadline.count > limit
+    }
+
+    /// How many entries the queue holds, live or stale (for tests of compaction).
+    var entryCount: Int { byInstant.count + setAside.count }
 }

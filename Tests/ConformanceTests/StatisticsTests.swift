@@ -12,8 +12,11 @@ struct StatisticsTests {
         defer { pipe.close() }
         let (before, after) = try await onLoopThread(backend) { loop in
             let before = loop.statistics
-            // A timer wakeup.
-            loop.add(try Loop.Timer(after: .milliseconds(1)) { _ in }, to: .default)
+            // A timer wakeup. The timer and the idle timeout below are long enough that the
+            // loop is asleep before they are due even when its thread is descheduled for a
+            // while on a loaded machine (a wait whose deadline has already passed when the
+            // loop gets to it is a poll, and no wakeup).
+            loop.add(try Loop.Timer(after: .milliseconds(100)) { _ in }, to: .default)
             loop.run(timeout: generousDeadline)
             // A source wakeup.
             let ref = Ref<Loop.Source>()
@@ -36,7 +39,7 @@ struct StatisticsTests {
                 loop.perform { loop.stop() }
             }
             loop.run(timeout: generousDeadline)
-            loop.run(timeout: .milliseconds(1))
+            loop.run(timeout: .milliseconds(100))
             keepAlive.invalidate()
             return (before, loop.statistics)
         }
