@@ -47,7 +47,11 @@ enum Targets {
                                                           idleCF.map { String(format: "%.1f", $0) } ?? "–", wakeups))
         }
         for backend in backends {
-            let runs = results.all.filter { $0.scenario == "scale" && $0.variant.hasPrefix("timers-") && $0.subject == backend }
+            // The N/10 and N runs (the common-mode comparison below has its own suffix).
+            let runs = results.all.filter {
+                $0.scenario == "scale" && $0.variant.hasPrefix("timers-") && !$0.variant.hasSuffix("default")
+                    && !$0.variant.hasSuffix("common") && $0.subject == backend
+            }
             guard let big = runs.last, let total = big.metric("total ms") else { continue }
             var growth = ""
             if runs.count == 2, let small = runs.first {
@@ -58,6 +62,12 @@ enum Targets {
                 growth = "; per-timer cost ×10 items: " + ratios.joined(separator: ", ")
             }
             verdict(big.variant == "timers-1000000" ? total < 1000 : nil, String(format: "scale %@ %@: %.0f ms (< 1000 ms for 1M)%@", backend, big.variant, total, growth))
+        }
+        for backend in backends {
+            guard let plain = results.find("scale", "timers-20000-default", backend)?.metric("total ms"),
+                  let common = results.find("scale", "timers-20000-common", backend)?.metric("total ms"), plain > 0 else { continue }
+            verdict(common <= plain * 1.5, String(format: "scale %@: 20,000 timers in .common %.1f ms, in .default %.1f ms: %.2f× (≤ 1.5×)",
+                                                  backend, common, plain, common / plain))
         }
         lines.append("  (idle allows 10% over CF for measurement noise; ratios are of p50s)")
         return lines.joined(separator: "\n")

@@ -22,6 +22,12 @@ struct ScaleScenario {
                 context.progress.show("scale/timers · \(subject) (\(count))")
                 million(kind, count: count, subject: subject.description)
             }
+            // The same with 20,000 timers, in the default mode and in the common modes: common
+            // items must not cost more than plain ones.
+            for mode in [Loop.Mode.default, .common] {
+                context.progress.show("scale/timers · \(subject) (20000, \(mode == .common ? "common" : "default"))")
+                million(kind, count: 20_000, subject: subject.description, in: mode)
+            }
         }
         if context.settings.wants(.coreFoundation) {
             context.results.skip(scenario: "scale", variant: "timers", subject: "cf",
@@ -59,7 +65,8 @@ struct ScaleScenario {
         var wrongly = 0
     }
 
-    private func million(_ kind: BackendKind, count: Int, subject: String) {
+    private func million(_ kind: BackendKind, count: Int, subject: String, in mode: Loop.Mode? = nil) {
+        let variant = "timers-\(count)" + (mode.map { $0 == .common ? "-common" : "-default" } ?? "")
         let offsets = SplitMix64.draws(count, in: 0...9_999_999, seed: context.settings.seed, stream: 6)
         let outcome = Owned<Result<[Metric], any Error>?>(nil)
         PThread {
@@ -75,7 +82,7 @@ struct ScaleScenario {
                     let timer = try Loop.Timer(fireAt: base + .nanoseconds(offset)) { _ in
                         if doomed { tally.wrongly += 1 } else { tally.fired += 1 }
                     }
-                    loop.add(timer, to: .default)
+                    loop.add(timer, to: mode ?? .default)
                     timers.append(timer)
                 }
                 let t1 = Time.now()
@@ -97,9 +104,9 @@ struct ScaleScenario {
         }.join()
         switch outcome.value! {
         case let .success(metrics):
-            context.results.add(metrics: metrics, scenario: "scale", variant: "timers-\(count)", subject: subject)
+            context.results.add(metrics: metrics, scenario: "scale", variant: variant, subject: subject)
         case let .failure(error):
-            context.results.skip(scenario: "scale", variant: "timers-\(count)", subject: subject, why: "\(error)")
+            context.results.skip(scenario: "scale", variant: variant, subject: subject, why: "\(error)")
         }
     }
 

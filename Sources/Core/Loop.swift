@@ -94,7 +94,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
             commonModesVersion.add(1, ordering: .releasing)
             var modeState = state.modes[mode] ?? ModeState()
-            for observer in state.commonObservers where observer.isValid { modeState.insertObserver(observer) }
+            for observer in state.commonObservers.inOrder where observer.isValid { modeState.insertObserver(observer) }
             state.modes[mode] = modeState
             // A block queued for the common modes now runs in `mode` too: a loop asleep in
             // `mode` must wake for it. (The loop decides to sleep under this lock, so it either
@@ -102,7 +102,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             let wake = state.currentMode == mode
                 && blocks.hasBlock(runningIn: mode, commonModes: state.commonModes)
                 && state.claimWake(ifCurrent: mode)
-            return (state.commonSources, state.commonTimers, wake)
+            return (state.commonSources.inOrder, state.commonTimers.inOrder, wake)
         }
         if wake { waker.wake() }
         // Each timer and source joins the way `add(_:to:)` adds it, under its own lock first
@@ -131,7 +131,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// and left its modes). Safe to call from any thread.
     public func add(_ source: Source, to mode: Mode) {
         attach(source) { state in
-            if mode == .common, !state.commonSources.contains(source) { state.commonSources.append(source) }
+            if mode == .common { state.commonSources.insert(source) }
             return state.targets(of: mode)
         }
     }
@@ -174,7 +174,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     public func remove(_ source: Source, from mode: Mode) {
         let (removed, wake): ([Mode], Bool) = source.loops.withLock { loops in
             let (removed, stillMember, wake): ([Mode], Bool, Bool) = state.withLock { state in
-                if mode == .common { state.commonSources.removeAll { $0 === source } }
+                if mode == .common { state.commonSources.remove(source) }
                 var removed: [Mode] = []
                 for target in state.targets(of: mode) where state.modes[target]?.remove(source) == true {
                     removed.append(target)
@@ -212,7 +212,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// timer has no effect. Safe to call from any thread.
     public func add(_ timer: Timer, to mode: Mode) {
         attach(timer) { state in
-            if mode == .common, !state.commonTimers.contains(timer) { state.commonTimers.append(timer) }
+            if mode == .common { state.commonTimers.insert(timer) }
             return state.targets(of: mode)
         }
     }
@@ -267,7 +267,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// The timer stays valid and bound to this loop. Safe to call from any thread.
     public func remove(_ timer: Timer, from mode: Mode) {
         let wake: Bool = state.withLock { state in
-            if mode == .common { state.commonTimers.removeAll { $0 === timer } }
+            if mode == .common { state.commonTimers.remove(timer) }
             for target in state.targets(of: mode) { state.modes[target]?.removeTimer(ObjectIdentifier(timer)) }
             return state.claimWakeIfEmptied()
         }
@@ -302,7 +302,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             hasHadObservers.store(true, ordering: .releasing)
             state.withLock { state in
                 guard !state.isTornDown else { return }
-                if mode == .common, !state.commonObservers.contains(observer) { state.commonObservers.append(observer) }
+                if mode == .common { state.commonObservers.insert(observer) }
                 for target in state.targets(of: mode) {
                     state.modes[target, default: ModeState()].insertObserver(observer)
                 }
@@ -315,7 +315,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Safe to call from any thread.
     public func remove(_ observer: Observer, from mode: Mode) {
         state.withLock { state in
-            if mode == .common { state.commonObservers.removeAll { $0 === observer } }
+            if mode == .common { state.commonObservers.remove(observer) }
             for target in state.targets(of: mode) { state.modes[target]?.observers.removeAll { $0 === observer } }
         }
     }
@@ -411,7 +411,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// (``releaseRemovedDescriptors()``) once it has let go of that lock.
     func detach(_ source: Source) -> [Mode] {
         let (removed, wake): ([Mode], Bool) = state.withLock { state in
-            state.commonSources.removeAll { $0 === source }
+            state.commonSources.remove(source)
             state.signalled.removeAll { $0 === source }
             var removed: [Mode] = []
             // Mutating through `modes.values[index]` would copy each mode; keyed access does not.
@@ -462,7 +462,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Removes an invalidated timer from every mode.
     func detach(_ timer: Timer) {
         let wake: Bool = state.withLock { state in
-            state.commonTimers.removeAll { $0 === timer }
+            state.commonTimers.remove(timer)
             state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer)) }
             return state.claimWakeIfEmptied()
         }
@@ -472,7 +472,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Removes an invalidated observer from every mode.
     func detach(_ observer: Observer) {
         state.withLock { state in
-            state.commonObservers.removeAll { $0 === observer }
+            state.commonObservers.remove(observer)
             for mode in Array(state.modes.keys) { state.modes[mode]!.observers.removeAll { $0 === observer } }
         }
     }

@@ -86,9 +86,9 @@ struct LoopState {
     var modes: [Loop.Mode: ModeState] = [.default: ModeState()]
     var commonModes: Set<Loop.Mode> = [.default]
     /// Items added to ``Loop/Mode/common``, in the order added, for modes made common later.
-    var commonSources: [Loop.Source] = []
-    var commonTimers: [Loop.Timer] = []
-    var commonObservers: [Loop.Observer] = []
+    var commonSources = CommonItems<Loop.Source>()
+    var commonTimers = CommonItems<Loop.Timer>()
+    var commonObservers = CommonItems<Loop.Observer>()
     let blocks: BlockQueue
     let sleep: SleepFlags
     /// Version-0 sources of this loop that were signalled and may still be waiting to run.
