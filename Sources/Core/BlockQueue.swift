@@ -19,18 +19,39 @@ final class BlockQueue: Sendable {
         var entries: Deque<Entry> = []
         var lastSequence: UInt64 = 0
         var closed = false
+        /// Modes known to exist in the loop (and `.common`, which needs no creating). A loop
+        /// never drops a mode, so once a block's modes are known here, posting it needs no look at the loop's state (and no wait
+        /// for its lock, which a busy loop holds often).
+        var knownModes: Set<Loop.Mode> = [.default, .common]
     }
 
     private let queue = Lock(Queue())
 
-    /// Appends `block`; false once the loop was torn down.
-    func append(_ block: PendingBlock) -> Bool {
+    /// What ``append(_:)`` did.
+    enum Appended {
+        /// Queued; every mode it names is known to exist.
+        case queued
+        /// Queued; these modes were not known to exist: the caller creates them in the loop
+        /// if need be, then calls ``noteExisting(_:)``.
+        case queuedWithNewModes([Loop.Mode])
+        /// Refused: the loop was torn down.
+        case refused
+    }
+
+    /// Appends `block`.
+    func append(_ block: PendingBlock) -> Appended {
         queue.withLock { queue in
-            guard !queue.closed else { return false }
+            guard !queue.closed else { return .refused }
             queue.lastSequence += 1
             queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
-            return true
+            guard case let .some(modes) = block.modes, !queue.knownModes.isSuperset(of: modes) else { return .queued }
+            return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
         }
+    }
+
+    /// Records that `modes` exist in the loop.
+    func noteExisting(_ modes: [Loop.Mode]) {
+        queue.withLock { $0.knownModes.formUnion(modes) }
     }
 
     /// The limit of a drain that begins now: the newest block's sequence number, or `nil`

@@ -348,18 +348,28 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// `modes` is a programming error that traps with a message. Safe to call from any thread.
     public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
         precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
-        enqueue(PendingBlock(modes: modes == [.common] ? .common : .some(modes), body: block))
+        // `modes == [.common]` would build a set at every call.
+        let onlyCommon = modes.count == 1 && modes.contains(.common)
+        enqueue(PendingBlock(modes: onlyCommon ? .common : .some(modes), body: block))
     }
 
     private func enqueue(_ block: PendingBlock) {
-        if case let .some(modes) = block.modes {
-            // Queuing a block for a mode brings that mode into existence.
-            state.withLock { state in
-                for mode in modes where mode != .common && state.modes[mode] == nil { state.modes[mode] = ModeState() }
-            }
-        }
         // The common case takes only the queue's lock: a poster never waits for a busy loop.
-        guard blocks.append(block) else { return }
+        switch blocks.append(block) {
+        case .refused:
+            return
+        case .queued:
+            break
+        case let .queuedWithNewModes(modes):
+            // Queuing a block for a mode brings that mode into existence (the first time
+            // only: the queue remembers). Until this runs the loop sees the block but not yet
+            // the mode, which no run can tell apart from an empty mode.
+            state.withLock { state in
+                guard !state.isTornDown else { return }
+                for mode in modes where state.modes[mode] == nil { state.modes[mode] = ModeState() }
+            }
+            blocks.noteExisting(modes)
+        }
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         if sleep.claimWake() { waker.wake() }
     }
