@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -95,6 +96,13 @@ let package = Package(
         // A program that runs one stress, fault or teardown scenario in a process of its own: the
         // tests that count descriptors or memory, lower limits or read standard error run it.
         .executableTarget(name: "StressFixture", dependencies: ["RunLoopKit", "TestSupport"], path: "Tests/StressFixture"),
+        // A program that counts a loop's allocations per pass and per block, run with the malloc
+        // interposer preloaded.
+        .executableTarget(
+            name: "AllocationFixture",
+            dependencies: ["RunLoopKit", .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
+            path: "Tests/AllocationFixture"
+        ),
         // Threads, latches, pipes and counters the test targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
         .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"], exclude: ["README.md"]),

@@ -221,7 +221,7 @@ extension Loop {
             // next pass syncs them.
             if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .poll }
             var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
-            if let timer = state.modes[mode]?.timerDeadline() {
+            if let timer = state.modes.update(mode, { $0.timerDeadline() }) ?? nil {
                 let (wakeAt, slack) = local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance)
                 if runDeadline.map({ wakeAt <= $0 }) ?? true {
                     plan.deadline = wakeAt
@@ -279,14 +279,14 @@ extension Loop {
     /// ``TimerQueue``), even when it is already due.
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
-        guard let step = state.withLock({ $0.modes[mode]?.timerQueue.beginStep() }) else { return false }
+        guard let step = state.withLock({ $0.modes.update(mode) { $0.timerQueue.beginStep() } }) else { return false }
         var fired = false
         while let (timer, generation) = state.withLock({ state in
-            state.modes[mode]?.popDueTimer(notAfter: limit, step: step)
+            state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
             if fire(timer, armedAs: generation) { fired = true }
         }
-        state.withLock { $0.modes[mode]?.timerQueue.endStep() }
+        state.withLock { _ = $0.modes.update(mode) { $0.timerQueue.endStep() } }
         return fired
     }
 
