@@ -33,6 +33,9 @@ struct Bench: ParsableCommand {
     @Option(name: .long, help: "throughput: blocks per run (default 1000000; quick 200000).")
     var blocks: Int?
 
+    @Option(name: .long, help: "pass: timed passes (default 1000000; quick 100000).")
+    var passes: Int?
+
     @Option(name: .long, help: "scale: timers (default 1000000; quick 100000).")
     var timers: Int?
 
@@ -68,6 +71,7 @@ struct Bench: ParsableCommand {
         if let warmup { settings.wakeWarmup = warmup }
         if let timerSamples { settings.timerSamples = timerSamples }
         if let blocks { settings.blocks = blocks }
+        if let passes { settings.passes = max(passes, 10) }
         if let timers { settings.scaleTimers = max(timers, 10) }
         if let descriptors { settings.scaleDescriptors = descriptors }
 
@@ -82,6 +86,7 @@ struct Bench: ParsableCommand {
             case .idle: IdleScenario(context: context).run()
             case .coalescing: CoalescingScenario(context: context).run()
             case .scale: ScaleScenario(context: context).run()
+            case .pass: PassScenario(context: context).run()
             }
         }
         context.progress.finish()

@@ -69,6 +69,12 @@ enum Targets {
             verdict(common <= plain * 1.5, String(format: "scale %@: 20,000 timers in .common %.1f ms, in .default %.1f ms: %.2f× (≤ 1.5×)",
                                                   backend, common, plain, common / plain))
         }
+        let cfPass = results.find("pass", "empty-poll", "cf")?.metric("ns/pass")
+        for backend in backends {
+            guard let perPass = results.find("pass", "empty-poll", backend)?.metric("ns/pass") else { continue }
+            verdict(perPass <= 150, String(format: "pass %@: %.0f ns per empty pass (≤ 150 ns), cf %@", backend, perPass,
+                                           cfPass.map { String(format: "%.0f ns", $0) } ?? "–"))
+        }
         lines.append("  (idle allows 10% over CF for measurement noise; ratios are of p50s)")
         return lines.joined(separator: "\n")
     }

@@ -1,6 +1,6 @@
 /// The scenarios, selectable with `--scenarios`.
 enum ScenarioName: String, CaseIterable, Sendable {
-    case wake, timer, throughput, idle, coalescing, scale
+    case wake, timer, throughput, idle, coalescing, scale, pass
 }
 
 /// Sample counts and durations, from the command line; `--quick` scales them down.
@@ -11,6 +11,7 @@ struct Settings: Sendable {
     var timerSamples = 2_000
     var repeatingSeconds = 2.0
     var blocks = 1_000_000
+    var passes = 1_000_000
     var idleSeconds = 2.0
     var coalescingSeconds = 2.0
     var coalescingTimers = 1_000
@@ -26,6 +27,7 @@ struct Settings: Sendable {
         settings.timerSamples = 200
         settings.repeatingSeconds = 0.5
         settings.blocks = 200_000
+        settings.passes = 100_000
         settings.idleSeconds = 0.5
         settings.coalescingSeconds = 0.5
         settings.scaleTimers = 100_000

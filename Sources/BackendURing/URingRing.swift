@@ -65,12 +65,19 @@ final class URingRing {
 
     /// Submits the queued entries and waits for one completion or until `timeout` passes
     /// (`nil`: no limit), in one `io_uring_enter`. Non-negative, or `-errno` (`-ETIME`: the
-    /// timeout ran out).
+    /// timeout ran out, and always for a zero timeout, which only polls).
     func submitAndWait(timeout: Duration?) -> Int32 {
         var completion: UnsafeMutablePointer<io_uring_cqe>?
         guard let timeout else { return io_uring_submit_and_wait_timeout(ring, &completion, 1, nil, nil) }
         // Rounded up to the nanosecond, so the kernel's timer never ends the wait early.
         let nanos = timeout.nanosecondsClampedToZero
+        if nanos == 0 {
+            // A poll: submit, and flush the completions waiting as task work, without arming
+            // a timer and sleeping on it (a zero-length timed wait still goes to sleep and costs
+            // a timer interrupt: measured, 30 µs per empty pass against 1.7 µs with epoll).
+            let result = io_uring_submit_and_get_events(ring)
+            return result < 0 ? result : -ETIME
+        }
         var spec = __kernel_timespec(tv_sec: nanos / 1_000_000_000, tv_nsec: nanos % 1_000_000_000)
         return io_uring_submit_and_wait_timeout(ring, &completion, 1, &spec, nil)
     }

@@ -78,7 +78,6 @@ struct TimerTests {
     func fireOrder(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            let base = ContinuousClock.now + .milliseconds(2)
             let specs: [(String, Duration, Int)] = [
                 ("later", .microseconds(10), 0),
                 ("first-added order 0", .zero, 0),
@@ -86,12 +85,26 @@ struct TimerTests {
                 ("second-added order 0", .zero, 0),
                 ("earliest", .zero - .microseconds(10), 9),
             ]
-            for (name, offset, order) in specs {
-                loop.add(try Loop.Timer(fireAt: base + offset, order: order) { _ in trace(name) }, to: .default)
-            }
+            // Every instant must still be ahead when its timer is added (an instant already
+            // past is clamped to the moment of adding, which would order by adding): a thread
+            // descheduled for that long makes the test start again, never guess.
+            var base: ContinuousClock.Instant
+            var timers: [Loop.Timer]
+            repeat {
+                base = ContinuousClock.now + .milliseconds(50)
+                timers = try specs.map { name, offset, order in
+                    try Loop.Timer(fireAt: base + offset, order: order) { _ in trace(name) }
+                }
+                for timer in timers { loop.add(timer, to: .default) }
+                guard ContinuousClock.now < base - .microseconds(10) else {
+                    for timer in timers { timer.invalidate() }
+                    continue
+                }
+                break
+            } while true
             // Busy past every instant so that all are due in the same pass.
             let busyUntil = base + .milliseconds(1)
-            loop.perform { while ContinuousClock.now < busyUntil {} }
+            loop.perform { while ContinuousClock.now < busyUntil { usleep(500) } }
             loop.run(timeout: generousDeadline)
         }
         #expect(trace.all == ["earliest", "order -1", "first-added order 0", "second-added order 0", "later"])
