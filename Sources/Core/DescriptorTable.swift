@@ -75,7 +75,7 @@ struct DescriptorTable {
                 interest.formUnion(wants)
             }
             guard !watched.isEmpty else { continue }
-            let token = Token(rawValue: Sequence.next())
+            let token = Token(rawValue: Ordinal.next())
             do {
                 try backend.register(fd, token: token, interest: interest)
                 byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, sources: watched)
@@ -98,7 +98,7 @@ struct DescriptorTable {
             mainQueue = nil
         }
         guard let descriptor else { return }
-        let token = Token(rawValue: Sequence.next())
+        let token = Token(rawValue: Ordinal.next())
         do {
             try backend.register(descriptor, token: token, interest: .readable)
             mainQueue = (descriptor, token)

@@ -28,7 +28,7 @@ extension Loop {
 
         let kind: Kind
         /// Ties between equal orders: earlier-made sources first.
-        let sequence = Sequence.next()
+        let sequence = Ordinal.next()
         /// Sources with a lower order are performed first.
         public let order: Int
         let scheduleCallback: (@Sendable (Loop, Mode) -> Void)?
@@ -141,7 +141,7 @@ extension Loop {
         /// Safe to call from any thread.
         public func signal() {
             guard case .signalled = kind, isValid else { return }
-            let stamp = Sequence.next()
+            let stamp = Ordinal.next()
             guard signalStamp.compareExchange(expected: 0, desired: stamp, ordering: .acquiringAndReleasing).exchanged else {
                 return // Already signalled: the first signal's time orders it.
             }

@@ -29,7 +29,7 @@ extension Loop {
         /// first. Set when the timer is first added.
         let addSequence = Atomic<UInt64>(0)
         /// Unique in the process, unlike an object's address.
-        let identity = Sequence.next()
+        let identity = Ordinal.next()
 
         let state: Lock<State>
         let valid = Atomic<Bool>(true)

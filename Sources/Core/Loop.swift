@@ -228,7 +228,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             timerState.isBound = true
             timerState.loop = WeakLoop(loop: self)
             if timer.addSequence.load(ordering: .relaxed) == 0 {
-                timer.addSequence.store(Sequence.next(), ordering: .relaxed)
+                timer.addSequence.store(Ordinal.next(), ordering: .relaxed)
             }
             return state.withLock { state in
                 guard !state.isTornDown else { return false }

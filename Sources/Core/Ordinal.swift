@@ -2,16 +2,11 @@ import Synchronization
 
 /// Process-wide increasing numbers: the "when" of "ties by when they were added / first
 /// signalled", and registration tokens. Never zero.
-enum Sequence {
+enum Ordinal {
     private static let counter = Atomic<UInt64>(0)
 
     /// The next number; strictly greater than every number handed out before.
     static func next() -> UInt64 {
         counter.wrappingAdd(1, ordering: .relaxed).newValue
     }
-}
-
-/// A weak reference to a loop, for items that must not keep their loop alive.
-struct WeakLoop: Sendable {
-    weak var loop: Loop?
 }
