@@ -26,24 +26,13 @@ public final class LibeventBackend: Backend {
     /// before the loop's thread exits.
     public let eventBase: OpaquePointer
 
-    // The wake mechanism: an eventfd watched by the base like any descriptor. This is libevent's own design (its core, not its backends, wakes through a descriptor), and
-    // it was measured against the alternative, `event_active` on a dedicated event of a base made
-    // thread-safe with `evthread_use_pthreads()`: a C program (-O2) running this exact loop shape
-    // (`EVLOOP_ONCE`, the same atomic flag), 3,000 wakes of a loop asleep in `event_base_loop` from
-    // another thread, 5 runs each on the 2-core development machine (Linux 6.18, libevent 2.1.12):
-    //
-    // | mechanism                 | wake → wait returned (median / p90) | `wake()` cost (median) |
-    // |---------------------------|-------------------------------------|------------------------|
-    // | eventfd (this)            | 12.2–13.5 µs / 18.5–20.0 µs         | 1.6–2.0 µs             |
-    // | `event_active` + pthreads | 12.9–13.3 µs / 19.7–21.7 µs         | 2.2–2.7 µs             |
-    //
-    // A coalesced wake costs ~9 ns with either, and an idle poll of the base ~0.4 µs with either.
-    // Latency is a tie (a locked base notifies its loop through its own internal eventfd, so both
-    // are one eventfd write away); `event_active` costs ~0.6 µs more per wake (the base's mutex,
-    // and the loop's check of who owns it). The deciding reason is lifetime: the loop keeps its
-    // waker after its thread exits and frees the backend, so a `wake()` racing with that must
-    // never touch the freed `event_base`; an eventfd that the waker owns outlives the base
-    // safely, `event_active` would reach into it. So the base is created with
+    // The wake mechanism: an eventfd watched by the base like any descriptor (libevent's own
+    // core wakes through a descriptor too). `event_active` on a base made thread-safe with
+    // `evthread_use_pthreads()` measured a tie in latency and ~0.6 µs more per wake (see
+    // "Design measurements" in the benchmark docs). The deciding reason is lifetime: the loop
+    // keeps its waker after its thread exits and frees the backend, so a `wake()` racing with
+    // that must never touch the freed `event_base`; an eventfd that the waker owns outlives the
+    // base safely, `event_active` would reach into it. So the base is created with
     // `EVENT_BASE_FLAG_NOLOCK` and RunLoopKit never calls the process-wide
     // `evthread_use_pthreads()`.
     private let eventWaker: EventfdWaker

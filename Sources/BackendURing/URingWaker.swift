@@ -7,17 +7,8 @@ import Synchronization
 /// Wakes a ``URingBackend`` wait from any thread by posting a completion straight into the
 /// loop's ring with `IORING_OP_MSG_RING`; wakes are coalesced while one is pending.
 ///
-/// Why `MSG_RING` and not an eventfd read on the ring (both were built and measured: a
-/// release build, 20,000 wakes of a loop thread sleeping in a forever-wait, waker and loop
-/// pinned to separate cores of a 2-core Linux 6.18 VM, three runs each): the median latency
-/// from `wake()` to the wait returning was 4.8 / 5.4 / 4.9 µs with `MSG_RING` and
-/// 5.8 / 5.6 / 5.6 µs with an eventfd (epoll's eventfd, for reference: 6.5 / 5.6 / 5.4 µs);
-/// the `wake()` call itself cost about the same (1.6–2.3 µs median). (Interleaved runs on a
-/// busy machine: differences under a microsecond, but consistently in `MSG_RING`'s favour.
-/// Waiting in `wake()` for the send's own completion, below, measured no different from
-/// `IOSQE_CQE_SKIP_SUCCESS`.) The message is posted
-/// into the loop's completion queue and wakes the waiter directly, where an eventfd write
-/// first queues task work on the loop thread to complete its read. On the loop side a
+/// `MSG_RING` rather than an eventfd read on the ring: measured faster (about a microsecond
+/// at the median; see "Design measurements" in the benchmark docs), and on the loop side a
 /// message needs nothing: no eventfd to read, no request to re-arm after each wake, no read
 /// buffer that must outlive the ring's asynchronous teardown.
 ///

@@ -6,11 +6,9 @@ import Glibc
 /// so data handed from one thread to another through it is reported as a race, and a suite
 /// full of such reports hides the real ones. A `pthread_mutex_t` is intercepted by the
 /// sanitizer. The mutex lives in the same allocation as the value (one `ManagedBuffer`), so a
-/// lock costs one allocation, like the object that owns it. Measured against `Mutex` (this
-/// shape of lock and `Mutex` incrementing an integer, `-O`, the 2-core development VM, three
-/// rounds of 20 M operations): uncontended, 15.4–15.9 ns against 15.7–16.1 ns per lock and
-/// unlock; two threads contending, 30–82 ns against 97–119 ns. So it is not swapped for
-/// `Mutex` in release builds: it costs no more.
+/// lock costs one allocation, like the object that owns it. It costs no more than `Mutex`
+/// (measured: the same uncontended, less under contention; see "Design measurements" in the
+/// benchmark docs), so it is used in every build, not only under the sanitizer.
 package struct Lock<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached inside `withLock`, under the mutex.
     private let storage: LockStorage<Value>
