@@ -20,8 +20,8 @@ final class BlockQueue: Sendable {
         var lastSequence: UInt64 = 0
         var closed = false
         /// Modes known to exist in the loop (and `.common`, which needs no creating). A loop
-        /// never drops a mode, so once a block's modes are known here, posting it needs no look at the loop's state (and no wait
-        /// for its lock, which a busy loop holds often).
+        /// never drops a mode, so once a block's modes are known here, posting it needs no
+        /// look at the loop's state (and no wait for its lock, which a busy loop holds often).
         var knownModes: Set<Loop.Mode> = [.default, .common]
     }
 
