@@ -473,7 +473,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     func detach(_ timer: Timer) {
         let wake: Bool = state.withLock { state in
             state.commonTimers.remove(timer)
-            state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer)) }
+            state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer), invalidated: true) }
             return state.claimWakeIfEmptied()
         }
         if wake { waker.wake() }

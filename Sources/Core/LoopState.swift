@@ -6,6 +6,10 @@ struct ModeState {
     var versionOne: [ObjectIdentifier: Loop.Source] = [:]
     var timers: [ObjectIdentifier: Loop.Timer] = [:]
     var timerQueue = TimerQueue()
+    /// When each timer that left this mode (and may join it again) left, on the timer queue's
+    /// clock: its entries queued before then are stale, even once it is back with the same
+    /// generation. Emptied whenever the queue is compacted (no such entry is left then).
+    var timersLeftAt: [ObjectIdentifier: UInt64] = [:]
     /// Sorted by order; equal orders keep the order they were added in.
     var observers: [Loop.Observer] = []
 
@@ -18,8 +22,8 @@ struct ModeState {
     /// The first live timer due at or before `limit` and queued before `step` began, removed
     /// from the queue.
     mutating func popDueTimer(notAfter limit: ContinuousClock.Instant, step: UInt64) -> (Loop.Timer, UInt64)? {
-        let timers = self.timers
-        return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers) }
+        let (timers, leftAt) = (self.timers, timersLeftAt)
+        return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
     }
 
     /// Queues `timer` (already in ``timers``) at `instant`, as arming `generation`.
@@ -28,29 +32,34 @@ struct ModeState {
         compactTimerQueue()
     }
 
-    /// Takes `timer` out of this mode; its queued entries are stale from now on.
-    mutating func removeTimer(_ timer: ObjectIdentifier) {
+    /// Takes `timer` out of this mode; its queued entries are stale from now on, also if it
+    /// joins again (`invalidated`: it never will, so nothing needs remembering).
+    mutating func removeTimer(_ timer: ObjectIdentifier, invalidated: Bool = false) {
         guard timers.removeValue(forKey: timer) != nil else { return }
+        if !invalidated { timersLeftAt[timer] = timerQueue.lastQueued }
         compactTimerQueue()
     }
 
     private mutating func compactTimerQueue() {
         guard timerQueue.isMostlyStale(liveCount: timers.count) else { return }
-        let timers = self.timers
-        timerQueue.compactIfMostlyStale(liveCount: timers.count) { ModeState.timer(for: $0, in: timers) }
+        let (timers, leftAt) = (self.timers, timersLeftAt)
+        timerQueue.compact { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
+        timersLeftAt.removeAll()
     }
 
     /// When the loop must wake to serve this mode's timers within their tolerances, and the
     /// tolerance of the timer that sets it.
     mutating func timerDeadline() -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
-        let timers = self.timers
-        return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers) }
+        let (timers, leftAt) = (self.timers, timersLeftAt)
+        return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
     }
 
     /// The timer a queue entry stands for, if the entry is still current.
-    private static func timer(for key: TimerQueue.Key, in timers: [ObjectIdentifier: Loop.Timer]) -> Loop.Timer? {
+    private static func timer(for key: TimerQueue.Key, in timers: [ObjectIdentifier: Loop.Timer],
+                              leftAt: [ObjectIdentifier: UInt64]) -> Loop.Timer? {
         guard let timer = timers[key.object], timer.identity == key.identity,
               timer.generation.load(ordering: .acquiring) == key.generation else { return nil }
+        if !leftAt.isEmpty, let left = leftAt[key.object], key.queuedAt <= left { return nil }
         return timer
     }
 

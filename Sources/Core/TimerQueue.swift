@@ -29,6 +29,10 @@ struct TimerQueue {
         let object: ObjectIdentifier
         let identity: UInt64
         let generation: UInt64
+        /// When it was queued, on this queue's own count (``lastQueued``): entries queued
+        /// after a step began are not served by that step, and entries queued before their
+        /// timer last left the mode are stale.
+        let queuedAt: UInt64
     }
 
     struct Entry: Comparable {
@@ -37,9 +41,6 @@ struct TimerQueue {
         let order: Int
         let sequence: UInt64
         let key: Key
-        /// When it was queued, on this queue's own count: entries queued after a step began
-        /// are not served by that step.
-        let queuedAt: UInt64
 
         static func < (a: Entry, b: Entry) -> Bool {
             if a.instant != b.instant { return a.instant < b.instant }
@@ -74,27 +75,25 @@ struct TimerQueue {
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
-        let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation)
+        queued += 1
+        let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
         let instant = QueueTime.nanosecondsRoundedUp(instant)
         let tolerance = tolerance.nanosecondsClampedToZero
-        queued += 1
-        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key, queuedAt: queued))
+        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key))
         byDeadline.insert(Deadline(deadline: instant.addingSaturating(tolerance), tolerance: tolerance, key: key))
     }
 
-    /// Drops the stale entries once they outnumber the `liveCount` live ones (plus some
-    /// slack, so that a small queue is never rebuilt over and over): O(n) after at least n/2
-    /// stale entries accumulated, so O(1) amortized per entry queued.
-    mutating func compactIfMostlyStale(liveCount: Int, live: (Key) -> Loop.Timer?) {
-        let limit = 2 * liveCount + 64
-        guard byInstant.count > limit || byDeadline.count > limit else { return }
-        if byInstant.count > limit {
-            byInstant = Heap(byInstant.unordered.filter { live($0.key) != nil })
-        }
-        if byDeadline.count > limit {
-            byDeadline = Heap(byDeadline.unordered.filter { live($0.key) != nil })
-        }
+    /// Drops every stale entry, from both heaps and from the entries set aside: O(n), done
+    /// once ``isMostlyStale(liveCount:)`` (after at least n/2 stale entries accumulated), so
+    /// O(1) amortized per entry queued.
+    mutating func compact(live: (Key) -> Loop.Timer?) {
+        byInstant = Heap(byInstant.unordered.filter { live($0.key) != nil })
+        byDeadline = Heap(byDeadline.unordered.filter { live($0.key) != nil })
+        setAside.removeAll { live($0.key) == nil }
     }
+
+    /// The count of entries ever queued: the clock of ``Key/queuedAt``.
+    var lastQueued: UInt64 { queued }
 
     /// Begins a timer step; returns its mark for ``popDue(notAfter:step:live:)``. Entries set
     /// aside by an enclosing step are served by this one (a nested run's pass is a later pass).
@@ -123,7 +122,7 @@ struct TimerQueue {
             }
             guard top.instant <= limit else { return nil }
             byInstant.removeMin()
-            if top.queuedAt > step {
+            if top.key.queuedAt > step {
                 setAside.append(top)
                 continue
             }
@@ -139,7 +138,8 @@ struct TimerQueue {
         return byDeadline.min.map { (QueueTime.instant($0.deadline), .nanoseconds($0.tolerance)) }
     }
 
-    /// Whether ``compactIfMostlyStale(liveCount:live:)`` would compact now.
+    /// Whether the stale entries outnumber the `liveCount` live ones (plus some slack, so
+    /// that a small queue is never rebuilt over and over).
     func isMostlyStale(liveCount: Int) -> Bool {
         let limit = 2 * liveCount + 64
         return byInstant.count > limit || byDeadline.count > limit

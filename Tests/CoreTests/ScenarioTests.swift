@@ -115,6 +115,36 @@ struct ScenarioTests {
         ])
     }
 
+    @Test("a timer that left a mode and is added back by a timer callback fires in a later pass, even at its old instant")
+    func timerAddedBackDuringStepWaitsForLaterPass() {
+        // Found by the random programs: the entry queued before t1 left the mode still stood
+        // for it (same generation) when it came back, and served the step that re-added it.
+        let program = Program.scenario(
+            timers: [
+                0: .init(fireAt: 10, interval: nil, order: 0, actions: [.add(.timer(1), .default)]),
+                1: .init(fireAt: 10, interval: 100, order: 1, actions: []),
+            ],
+            observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
+            steps: [
+                .add(.observer(0), .default),
+                .add(.timer(1), .default),
+                .remove(.timer(1), .default),
+                .add(.timer(0), .default),
+                .run(.default, timeout: 15, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(of: program, [
+            "0ms run default",
+            "0ms observer o0 beforeTimers in default",
+            // Woken at 10 ms, the pass that slept fires the due timers (CFRunLoop's order).
+            "10ms timer t0 @10ms in default",
+            "10ms observer o0 beforeTimers in default",
+            "10ms timer t1 @10ms in default",
+            "10ms observer o0 beforeTimers in default",
+            "15ms run default -> timedOut",
+        ])
+    }
+
     @Test("a signalled common source joins a mode made common later and is performed there")
     func signalledSourceJoinsModeMadeCommon() {
         let program = Program.scenario(
