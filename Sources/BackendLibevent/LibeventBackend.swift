@@ -159,14 +159,14 @@ public final class LibeventBackend: Backend {
     /// can handle. (Another thread opening descriptors in between can still take them; that
     /// window is as small as it can be made from outside libevent.)
     private static func reserveBaseDescriptors() throws {
-        var reserved: [Int32] = []
-        defer { for fd in reserved { close(fd) } }
+        var reserved: [EventCounter] = []
+        defer { for counter in reserved { counter.close() } }
         for _ in 0..<baseDescriptorCount {
-            let fd = eventfd(0, Int32(EFD_CLOEXEC))
-            guard fd >= 0 else {
-                throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: errno)))
+            do {
+                reserved.append(try EventCounter())
+            } catch {
+                throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: error.errno)))
             }
-            reserved.append(fd)
         }
     }
 

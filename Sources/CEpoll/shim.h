@@ -1,5 +1,4 @@
-// epoll and eventfd for the epoll backend (not part of Glibc's Swift module).
+// epoll for the epoll backend (not part of Glibc's Swift module).
 #pragma once
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <errno.h>

@@ -1,5 +1,3 @@
-internal import CRunLoopSupport
-import Glibc
 import Synchronization
 
 /// An eventfd that wakes a backend's wait from any thread; writes are coalesced while a wake
@@ -11,7 +9,8 @@ import Synchronization
 /// teardown never touches a freed backend.
 public final class EventfdWaker: BackendWaker {
     /// The eventfd to watch for reading.
-    public let descriptor: Int32
+    public var descriptor: Int32 { counter.descriptor }
+    private let counter: EventCounter
     /// True from the first `wake()` until the waiting side consumes the eventfd.
     private let pending = Atomic<Bool>(false)
 
@@ -19,17 +18,16 @@ public final class EventfdWaker: BackendWaker {
     ///
     /// - Throws: ``SystemError`` from `eventfd` when the process is out of descriptors.
     public init() throws(SystemError) {
-        descriptor = try retryingOnInterrupt("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+        counter = try EventCounter()
     }
 
-    deinit { close(descriptor) }
+    deinit { counter.close() }
 
     /// Makes the eventfd readable. Safe from any thread; only the first wake since the last
     /// ``consume()`` pays for a write.
     public func wake() {
         guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        var one: UInt64 = 1
-        while write(descriptor, &one, 8) < 0, currentErrno() == EINTR {}
+        counter.signal()
     }
 
     /// Drains the eventfd; call on the loop's thread when it was reported readable.
@@ -40,8 +38,7 @@ public final class EventfdWaker: BackendWaker {
         // without writing. In this order a wake landing in between sees `pending` still set
         // and skips its write, which is harmless: the loop is awake and about to look at the
         // work that wake was for; every wake after the store writes.
-        var counter: UInt64 = 0
-        _ = read(descriptor, &counter, 8)
+        counter.drain()
         pending.store(false, ordering: .sequentiallyConsistent)
     }
 }

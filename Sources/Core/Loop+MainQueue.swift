@@ -1,6 +1,4 @@
 internal import CRunLoopSupport
-import Dispatch
-import Glibc
 
 extension Loop {
     /// Binds the main loop to libdispatch's main queue, once, on the main thread: from then on
@@ -30,8 +28,7 @@ extension Loop {
         }
         guard entered else { return false }
         // libdispatch writes this eventfd and never reads it: read it, or the loop spins.
-        var counter: UInt64 = 0
-        _ = read(port, &counter, 8)
+        EventCounter(descriptor: port).drain()
         callingOutToMainQueue()
         state.withLock { $0.isDrainingMainQueue = false }
         return true

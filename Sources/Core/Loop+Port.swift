@@ -1,7 +1,4 @@
-internal import CRunLoopSupport
 import DequeModule
-import Glibc
-import Synchronization
 
 extension Loop {
     /// A message queue that wakes the loops of the sources watching it.
@@ -10,17 +7,20 @@ extension Loop {
     /// receives the messages on its loop's thread, in the order sent. A port is backed by an
     /// eventfd that the loop's backend watches, so a message wakes the loop by itself.
     public final class Port<Message: Sendable>: Sendable {
-        let eventDescriptor: Int32
+        /// Signalled once per batch of messages: while the port is signalled, sends only queue.
+        private let counter: EventCounter
+        /// The eventfd the loop's backend watches.
+        var eventDescriptor: Int32 { counter.descriptor }
         private let queue = Lock<(messages: Deque<Message>, signalled: Bool)>(([], false))
 
         /// Creates a port.
         ///
         /// - Throws: ``SystemError`` when the process is out of descriptors (`eventfd`).
         public init() throws(SystemError) {
-            eventDescriptor = try retryingOnInterrupt("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+            counter = try EventCounter()
         }
 
-        deinit { close(eventDescriptor) }
+        deinit { counter.close() }
 
         /// Queues `message` and makes the port ready. Safe to call from any thread.
         public func send(_ message: sending Message) {
@@ -29,11 +29,7 @@ extension Loop {
                 defer { queue.signalled = true }
                 return !queue.signalled
             }
-            // One write per batch: while the port is signalled, further sends only queue.
-            if mustSignal {
-                var one: UInt64 = 1
-                _ = write(eventDescriptor, &one, 8)
-            }
+            if mustSignal { counter.signal() }
         }
 
         /// Puts messages a source did not deliver back at the front, ahead of those sent since,
@@ -44,18 +40,14 @@ extension Loop {
                 defer { queue.signalled = true }
                 return !queue.signalled
             }
-            if mustSignal {
-                var one: UInt64 = 1
-                _ = write(eventDescriptor, &one, 8)
-            }
+            if mustSignal { counter.signal() }
         }
 
         /// Takes every queued message; the port is no longer ready unless more arrive.
         func receiveAll() -> Deque<Message> {
             // Read the eventfd before taking the queue: a send racing with us either lands
             // before the take (and is taken) or writes the eventfd again after it.
-            var counter: UInt64 = 0
-            _ = read(eventDescriptor, &counter, 8)
+            counter.drain()
             return queue.withLock { queue in
                 queue.signalled = false
                 defer { queue.messages.removeAll() }
