@@ -5,37 +5,41 @@ extension Loop {
     /// come into existence when an item is added to them, a block is queued for them, or they
     /// are made common. ``common`` is not a mode but stands for the set of common modes.
     public struct Mode: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-        /// The mode's name.
-        public let name: String
-        /// The name's hash, computed once: a loop looks modes up in its tables on every pass
-        /// and for every item added, and a mode is made once and used many times.
-        private let nameHash: Int
+        /// The mode's number in the process's table of mode names (``ModeNames``): equal
+        /// names, equal numbers. A loop looks modes up on every pass and every block it runs,
+        /// so a mode is compared, hashed and copied as one integer, never as its name.
+        let index: Int
 
         /// Creates a mode with the given name.
+        ///
+        /// Names are interned: the first mode made with a name costs a look-up under a
+        /// process-wide lock; keep a mode you use often in a `static let`.
         public init(_ name: String) {
-            self.name = name
-            nameHash = name.hashValue
+            index = ModeNames.index(of: name)
         }
 
         /// Creates a mode from a string literal.
         public init(stringLiteral name: String) { self.init(name) }
 
-        public static func == (a: Mode, b: Mode) -> Bool {
-            a.nameHash == b.nameHash && a.name == b.name
-        }
+        init(index: Int) { self.index = index }
+
+        /// The mode's name.
+        public var name: String { ModeNames.name(at: index) }
+
+        public static func == (a: Mode, b: Mode) -> Bool { a.index == b.index }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(nameHash)
+            hasher.combine(index)
         }
 
         /// The mode every loop has; initially the only common mode.
-        public static let `default` = Mode("kRunLoopDefaultMode")
+        public static var `default`: Mode { Mode(index: ModeNames.defaultIndex) }
 
         /// The pseudo-mode that stands for every common mode, now and later.
         ///
         /// Adding an item to `common` adds it to each common mode; running `common` is a usage
         /// error that returns ``RunResult/finished`` at once.
-        public static let common = Mode("kRunLoopCommonModes")
+        public static var common: Mode { Mode(index: ModeNames.commonIndex) }
 
         public var description: String { name }
     }

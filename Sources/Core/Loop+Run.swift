@@ -40,7 +40,7 @@ extension Loop {
         }
         bindMainQueueIfMain()
         let entered: Bool = state.withLock { state in
-            guard !state.isTornDown, state.modes[mode] != nil, !state.isEmpty(mode) else { return false }
+            guard !state.isTornDown, state.modes.contains(mode), !state.isEmpty(mode) else { return false }
             state.runs.append(RunRecord(mode: mode))
             state.wakeRequested = false
             return true
@@ -120,7 +120,7 @@ extension Loop {
     /// Calls the observers of `mode` watching `activity`, from a snapshot taken now.
     private func notifyObservers(_ activity: Activity, in mode: Mode) {
         guard hasHadObservers.load(ordering: .acquiring) else { return }
-        let snapshot = state.withLock { $0.modes[mode]?.observers ?? [] }
+        let snapshot = state.withLock { $0.modes.read(mode) { $0.observers } ?? [] }
         for observer in snapshot where observer.activities.contains(activity) {
             // An observer whose callback is running is not called again from a nested run.
             guard observer.isValid, !observer.isFiring.exchange(true, ordering: .acquiring) else { continue }
@@ -156,8 +156,8 @@ extension Loop {
             guard !state.signalled.isEmpty else { return ([], []) }
             let pruned = state.signalled.filter { !$0.isValid || !$0.isSignalled }
             if !pruned.isEmpty { state.signalled.removeAll { !$0.isValid || !$0.isSignalled } }
-            guard let modeState = state.modes[mode] else { return ([], pruned) }
-            return (state.signalled.filter { modeState.contains($0) }, pruned)
+            let signalled = state.signalled
+            return (state.modes.read(mode) { modeState in signalled.filter { modeState.contains($0) } } ?? [], pruned)
         }
         _ = pruned // Released here, with no lock held.
         guard !ready.isEmpty else { return false }
@@ -166,7 +166,7 @@ extension Loop {
         var performed = false
         for (source, _) in ordered {
             if performed, onlyFirst { break }
-            guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
+            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else { continue }
             // Clear just before performing; a loop that lost the race to another loop skips it.
             guard source.signalStamp.exchange(0, ordering: .acquiringAndReleasing) != 0 else { continue }
             guard case let .signalled(perform) = source.kind else { continue }
@@ -366,7 +366,7 @@ extension Loop {
         let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []
         if !misused.isEmpty { invalidate(misused) }
         for (source, readiness) in ready {
-            guard source.isValid, state.withLock({ $0.modes[mode]?.contains(source) == true }) else { continue }
+            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else { continue }
             switch source.kind {
             case let .descriptor(_, _, handler): callingOutToDescriptorSource(handler, readiness)
             case let .port(_, deliver, _): callingOutToPortSource(deliver, source)

@@ -65,7 +65,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// How many entries `mode`'s timer queue holds, live or stale (for tests that memory stays
     /// flat when timers are re-armed or invalidated). Safe to call from any thread.
     package func timerQueueEntryCount(in mode: Mode) -> Int {
-        state.withLock { $0.modes[mode]?.timerQueue.entryCount ?? 0 }
+        state.withLock { $0.modes.read(mode) { $0.timerQueue.entryCount } ?? 0 }
     }
 
     public var description: String { "Loop(\(backend)\(isMain ? ", main" : ""))" }
@@ -93,9 +93,10 @@ public final class Loop: Sendable, CustomStringConvertible {
         let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
             guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
             commonModesVersion.add(1, ordering: .releasing)
-            var modeState = state.modes[mode] ?? ModeState()
-            for observer in state.commonObservers.inOrder where observer.isValid { modeState.insertObserver(observer) }
-            state.modes[mode] = modeState
+            if !state.modes.contains(mode) { state.modes[mode] = ModeState() }
+            for observer in state.commonObservers.inOrder where observer.isValid {
+                _ = state.modes.update(mode) { $0.insertObserver(observer) }
+            }
             // A block queued for the common modes now runs in `mode` too: a loop asleep in
             // `mode` must wake for it. (The loop decides to sleep under this lock, so it either
             // saw the new common mode or is seen asleep here.)
@@ -199,7 +200,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Safe to call from any thread.
     public func contains(_ source: Source, in mode: Mode) -> Bool {
         state.withLock { state in
-            mode == .common ? state.commonSources.contains(source) : state.modes[mode]?.contains(source) == true
+            mode == .common ? state.commonSources.contains(source) : state.modes.read(mode) { $0.contains(source) } == true
         }
     }
 
@@ -233,13 +234,13 @@ public final class Loop: Sendable, CustomStringConvertible {
             return state.withLock { state in
                 guard !state.isTornDown else { return false }
                 let id = ObjectIdentifier(timer)
-                let joins = targets(&state).filter { state.modes[$0]?.timers[id] == nil }
+                let joins = targets(&state).filter { state.modes.read($0) { $0.timers[id] != nil } != true }
                 guard !joins.isEmpty else { return false }
                 // Clamped only when it first joins this loop's modes (through add or a mode
                 // made common): a timer already queued and overdue is simply due. Clamping
                 // re-anchors a repeating timer's grid.
                 let now = self.now
-                if !timerState.isFiring, timerState.fireInstant < now, !state.modes.values.contains(where: { $0.timers[id] != nil }) {
+                if !timerState.isFiring, timerState.fireInstant < now, !state.modes.containsMode(where: { $0.timers[id] != nil }) {
                     timerState.fireInstant = now
                     timer.generation.add(1, ordering: .acquiringAndReleasing)
                 }
@@ -281,7 +282,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         state.withLock { state in
             mode == .common
                 ? state.commonTimers.contains(timer)
-                : state.modes[mode]?.timers[ObjectIdentifier(timer)] != nil
+                : state.modes.read(mode) { $0.timers[ObjectIdentifier(timer)] != nil } == true
         }
     }
 
@@ -327,7 +328,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         state.withLock { state in
             mode == .common
                 ? state.commonObservers.contains(observer)
-                : state.modes[mode]?.observers.contains(observer) == true
+                : state.modes.read(mode) { $0.observers.contains(observer) } == true
         }
     }
 
@@ -366,7 +367,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             // the mode, which no run can tell apart from an empty mode.
             state.withLock { state in
                 guard !state.isTornDown else { return }
-                for mode in modes where state.modes[mode] == nil { state.modes[mode] = ModeState() }
+                for mode in modes where !state.modes.contains(mode) { state.modes[mode] = ModeState() }
             }
             blocks.noteExisting(modes)
         }
@@ -409,7 +410,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             guard state.containsAnywhere(source) else { return false }
             if !state.signalled.contains(source) { state.signalled.append(source) }
-            guard let mode = state.currentMode, state.modes[mode]?.contains(source) == true else { return false }
+            guard let mode = state.currentMode, state.modes.read(mode, { $0.contains(source) }) == true else { return false }
             return state.claimWake()
         }
         if wake { waker.wake() }
@@ -424,8 +425,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.commonSources.remove(source)
             state.signalled.removeAll { $0 === source }
             var removed: [Mode] = []
-            // Mutating through `modes.values[index]` would copy each mode; keyed access does not.
-            for mode in Array(state.modes.keys) where state.modes[mode]!.remove(source) { removed.append(mode) }
+            state.modes.updateEach { mode, modeState in if modeState.remove(source) { removed.append(mode) } }
             if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
             return (removed, state.claimWakeIfEmptied())
         }
@@ -455,7 +455,7 @@ public final class Loop: Sendable, CustomStringConvertible {
                 return nil
             }
             state.descriptorsChanged = false
-            return Array((state.modes[mode]?.versionOne ?? [:]).values)
+            return state.modes.read(mode) { Array($0.versionOne.values) } ?? []
         }
         guard let sources else { return [] }
         return access.descriptors.sync(sources, mode: mode, mainQueue: mainQueue, with: backend)
@@ -483,7 +483,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     func detach(_ observer: Observer) {
         state.withLock { state in
             state.commonObservers.remove(observer)
-            for mode in Array(state.modes.keys) { state.modes[mode]!.observers.removeAll { $0 === observer } }
+            state.modes.updateEach { $0.observers.removeAll { $0 === observer } }
         }
     }
 

@@ -92,7 +92,7 @@ struct RunRecord {
 
 /// Everything about a loop that other threads may read or change, guarded by its mutex.
 struct LoopState {
-    var modes: [Loop.Mode: ModeState] = [.default: ModeState()]
+    var modes = ModeTable()
     var commonModes: Set<Loop.Mode> = [.default]
     /// Items added to ``Loop/Mode/common``, in the order added, for modes made common later.
     var commonSources = CommonItems<Loop.Source>()
@@ -126,7 +126,7 @@ struct LoopState {
     /// A mode is empty when it has no source, no timer and no block queued for it.
     func isEmpty(_ mode: Loop.Mode) -> Bool {
         if watchesMainQueue(in: mode) { return false }
-        if let state = modes[mode], state.hasSourcesOrTimers { return false }
+        if modes.read(mode, { $0.hasSourcesOrTimers }) == true { return false }
         return !blocks.hasBlock(runningIn: mode, commonModes: commonModes)
     }
 
@@ -140,8 +140,8 @@ struct LoopState {
     /// checked after `sleeping` is published; see ``SleepFlags``).
     func hasPendingWork(in mode: Loop.Mode) -> Bool {
         if wakeRequested || runs.last?.stopped == true { return true }
-        if let state = modes[mode], signalled.contains(where: { $0.isSignalled && state.contains($0) }) { return true }
-        return false
+        guard !signalled.isEmpty else { return false }
+        return modes.read(mode) { state in signalled.contains { $0.isSignalled && state.contains($0) } } ?? false
     }
 
     /// True when the caller must call the waker: the loop sleeps and no wake was sent yet.
@@ -162,7 +162,7 @@ struct LoopState {
 
     /// Whether `source` is still in any mode of this loop.
     func containsAnywhere(_ source: Loop.Source) -> Bool {
-        modes.values.contains { $0.contains(source) }
+        modes.containsMode { $0.contains(source) }
     }
 }
 
