@@ -38,9 +38,7 @@ final class ForeignEvent {
     /// `event_add`, with an optional timeout (microseconds, rounded up); false on failure.
     func add(timeout: Duration? = nil) -> Bool {
         guard let timeout else { return event_add(event, nil) == 0 }
-        let nanoseconds = timeout.nanosecondsClampedToZero
-        let micros = (nanoseconds + 999) / 1_000
-        var interval = timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
+        var interval = timeout.timevalRoundedUp
         return event_add(event, &interval) == 0
     }
 

@@ -124,11 +124,10 @@ public final class LibeventBackend: Backend {
 
         var flags = Int32(EVLOOP_ONCE)
         if let timeout {
-            let nanoseconds = timeout.nanosecondsClampedToZero
-            if nanoseconds == 0 {
+            if timeout <= .zero {
                 flags |= Int32(EVLOOP_NONBLOCK)
             } else {
-                var interval = Self.timevalRoundedUp(nanoseconds)
+                var interval = timeout.timevalRoundedUp
                 guard event_add(timeoutEvent, &interval) == 0 else {
                     throw SystemError("event_add", errno: Self.errnoOrDefault(EINVAL))
                 }
@@ -215,13 +214,6 @@ public final class LibeventBackend: Backend {
         if interest.contains(.readable) { what |= Int16(EV_READ | EV_CLOSED) }
         if interest.contains(.writable) { what |= Int16(EV_WRITE) }
         return what
-    }
-
-    /// libevent rounds nothing: the timeout is rounded up to its microseconds here, and capped
-    /// at 68 years so that libevent's `now + timeout` cannot overflow.
-    private static func timevalRoundedUp(_ nanoseconds: Int64) -> timeval {
-        let micros = min(nanoseconds / 1_000 + (nanoseconds % 1_000 == 0 ? 0 : 1), Int64(Int32.max) * 1_000_000)
-        return timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
     }
 
     private static func errnoOrDefault(_ fallback: Int32) -> Int32 {

@@ -69,16 +69,15 @@ final class URingRing {
     func submitAndWait(timeout: Duration?) -> Int32 {
         var completion: UnsafeMutablePointer<io_uring_cqe>?
         guard let timeout else { return io_uring_submit_and_wait_timeout(ring, &completion, 1, nil, nil) }
-        // Rounded up to the nanosecond, so the kernel's timer never ends the wait early.
-        let nanos = timeout.nanosecondsClampedToZero
-        if nanos == 0 {
+        if timeout <= .zero {
             // A poll: submit, and flush the completions waiting as task work, without arming
             // a timer and sleeping on it (a zero-length timed wait still goes to sleep and costs
             // a timer interrupt: measured, 30 µs per empty pass against 1.7 µs with epoll).
             let result = io_uring_submit_and_get_events(ring)
             return result < 0 ? result : -ETIME
         }
-        var spec = __kernel_timespec(tv_sec: nanos / 1_000_000_000, tv_nsec: nanos % 1_000_000_000)
+        let rounded = timeout.timespecRoundedUp
+        var spec = __kernel_timespec(tv_sec: Int64(rounded.tv_sec), tv_nsec: Int64(rounded.tv_nsec))
         return io_uring_submit_and_wait_timeout(ring, &completion, 1, &spec, nil)
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// What a descriptor is watched for.
 public struct Interest: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt8
@@ -124,33 +122,4 @@ public protocol Backend: AnyObject {
     ///   woken for this sleep, and it waits again when not.
     @discardableResult
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating at `Int64.max`, negative durations as zero.
-    public var nanosecondsClampedToZero: Int64 {
-        if self <= .zero { return 0 }
-        // Compared as durations first: `components` traps for durations past Int64 seconds.
-        if self >= .nanoseconds(Int64.max) { return .max }
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return .max }
-        // Round attoseconds up to the next nanosecond so no wait is ever shorter than asked.
-        let nanos = (attoseconds + 999_999_999) / 1_000_000_000
-        let (total, overflow2) = whole.addingReportingOverflow(nanos)
-        return overflow2 ? .max : total
-    }
-
-    /// The duration as a `timespec`, rounded up to the nanosecond; negative as zero.
-    public var timespecRoundedUp: timespec {
-        let nanos = nanosecondsClampedToZero
-        return timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
-    }
-
-    /// Whole milliseconds rounded up (for APIs that only take milliseconds), capped at `Int32.max`.
-    public var millisecondsRoundedUp: Int32 {
-        let nanos = nanosecondsClampedToZero
-        let millis = nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1)
-        return Int32(clamping: millis)
-    }
 }
