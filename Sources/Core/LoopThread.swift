@@ -1,6 +1,4 @@
-internal import CRunLoopSupport
 import Dispatch
-import Glibc
 import Synchronization
 
 /// A thread whose loop runs until stopped: the "keep-alive thread" of run-loop lore.
@@ -13,7 +11,7 @@ public final class LoopThread: Sendable {
     /// The thread's loop; safe to use from any thread as ``Loop`` allows.
     public let loop: Loop
 
-    private let thread: Lock<pthread_t?>
+    private let thread: Lock<PThread?>
     /// Set (on the loop's thread) by the block that ends the loop.
     private let finished = Flag()
     /// Posted blocks are refused once stopping began.
@@ -30,8 +28,7 @@ public final class LoopThread: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let keepAlive = KeepAlive()
         let finished = self.finished
-        let body: @Sendable () -> Void = {
-            rlk_set_thread_name(name)
+        let thread = try PThread.spawn(name: name) {
             do {
                 let loop = try Loop.current(creatingWith: factory)
                 // A source that never fires keeps the mode from ever being empty.
@@ -45,14 +42,13 @@ public final class LoopThread: Sendable {
                 ready.signal()
             }
         }
-        let thread = try Self.spawn(body)
         ready.wait()
         switch started.withLock({ $0! }) {
         case let .success(loop):
             self.loop = loop
             self.thread = Lock(thread)
         case let .failure(error):
-            pthread_join(thread, nil)
+            thread.join()
             throw error
         }
     }
@@ -62,7 +58,7 @@ public final class LoopThread: Sendable {
         // object): it cannot join itself, so it ends the loop and lets the thread go.
         if Loop.currentIfCreated === loop {
             finishLoop()
-            if let thread = thread.withLock({ $0.take() }) { pthread_detach(thread) }
+            thread.withLock { $0.take() }?.detach()
         } else {
             stop()
         }
@@ -103,7 +99,7 @@ public final class LoopThread: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         precondition(Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
         finishLoop()
-        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
+        thread.withLock { $0.take() }?.join()
     }
 
     /// Queues the block that ends the loop: FIFO, it runs after every block posted before it.
@@ -115,21 +111,6 @@ public final class LoopThread: Sendable {
             finished.value.store(true, ordering: .releasing)
             loop.stop()
         }
-    }
-
-    private static func spawn(_ body: @escaping @Sendable () -> Void) throws(SystemError) -> pthread_t {
-        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let result = pthread_create(&thread, nil, { pointer in
-            Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue().body()
-            return nil
-        }, box)
-        guard result == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            throw SystemError("pthread_create", errno: result)
-        }
-        return thread
     }
 }
 

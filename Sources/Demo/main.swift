@@ -65,8 +65,9 @@ let timer = try Loop.Timer(after: .milliseconds(20), repeating: .milliseconds(20
 }
 loop.add(timer, to: .default)
 
-// Another thread posts a block and a port message while the loop sleeps.
-let poster = Thread_spawn {
+// Another thread posts a block and a port message while the loop sleeps (PThread is this
+// package's own helper; a thread of any kind does the same).
+let poster = try PThread.spawn {
     loop.perform { stamp("block performed from another thread") }
     port.send("from another thread")
 }
@@ -78,19 +79,3 @@ timer.invalidate()
 pipeSource.invalidate()
 close(readEnd)
 close(writeEnd)
-
-/// A tiny pthread wrapper so the demo needs nothing but Glibc.
-struct Thread_spawn {
-    private let thread: pthread_t
-    init(_ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { pointer in
-            Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue().body()
-            return nil
-        }, box)
-        self.thread = thread
-    }
-    func join() { pthread_join(thread, nil) }
-    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-}

@@ -94,19 +94,11 @@ let backends = CommandLine.arguments.dropFirst().map { name -> BackendKind in
     return kind
 }
 guard !backends.isEmpty else { fatalError("usage: AllocationFixture BACKEND…") }
-/// The backend a measuring thread is for.
-final class Job {
-    let backend: BackendKind
-    init(_ backend: BackendKind) { self.backend = backend }
-}
 
 /// Runs `measure(backend)` on a thread of its own (a loop belongs to its thread) and waits.
 /// Not main-actor code: the thread's closure must not inherit top-level code's isolation.
-nonisolated func measureOnOwnThread(_ backend: BackendKind) {
-    var thread = pthread_t()
-    let job = Unmanaged.passRetained(Job(backend)).toOpaque()
-    let result = pthread_create(&thread, nil, { pointer in
-        let backend = Unmanaged<Job>.fromOpaque(pointer!).takeRetainedValue().backend
+nonisolated func measureOnOwnThread(_ backend: BackendKind) throws {
+    try PThread.spawn {
         do { try measure(backend) } catch BackendError.unavailable {
             // As in the test suites: a backend this machine cannot start is skipped, said.
             write("\(backend): skipped, it cannot start here", to: 1)
@@ -114,11 +106,8 @@ nonisolated func measureOnOwnThread(_ backend: BackendKind) {
             write("FAILED: \(backend): \(error)", to: 2)
             failures.add(1, ordering: .relaxed)
         }
-        return nil
-    }, job)
-    precondition(result == 0, "pthread_create failed")
-    pthread_join(thread, nil)
+    }.join()
 }
 
-for backend in backends { measureOnOwnThread(backend) }
+for backend in backends { try measureOnOwnThread(backend) }
 exit(failures.load(ordering: .relaxed) == 0 ? 0 : 1)

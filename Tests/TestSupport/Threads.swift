@@ -1,4 +1,3 @@
-import Glibc
 import RunLoopKit
 
 /// Starts a detached pthread running `body`.
@@ -12,31 +11,19 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) throws {
 /// ``spawnThread(_:)`` detaches its threads; tests that check what a loop's teardown released
 /// join instead. Join exactly once.
 public final class JoinableThread: Sendable {
-    private let thread: Lock<pthread_t?>
+    private let thread: Lock<PThread?>
     /// Opened when the body returned (the thread's teardown follows at once).
     public let finished = Latch()
 
     /// Starts a thread running `body`; a detached one cannot be joined, only waited for
     /// through ``finished``.
     public init(_ body: @escaping @Sendable () -> Void, detached: Bool = false) throws {
-        final class Box {
-            let body: @Sendable () -> Void
-            let finished: Latch
-            init(_ body: @escaping @Sendable () -> Void, _ finished: Latch) { (self.body, self.finished) = (body, finished) }
+        let finished = self.finished
+        let thread = try PThread.spawn {
+            body()
+            finished.open()
         }
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body, finished)).toOpaque()
-        let result = pthread_create(&thread, nil, { pointer in
-            let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
-            box.body()
-            box.finished.open()
-            return nil
-        }, box)
-        guard result == 0 else {
-            Unmanaged<AnyObject>.fromOpaque(box).release()
-            throw SystemError("pthread_create", errno: result)
-        }
-        if detached { pthread_detach(thread) }
+        if detached { thread.detach() }
         self.thread = Lock(detached ? nil : thread)
     }
 
@@ -45,8 +32,7 @@ public final class JoinableThread: Sendable {
     @discardableResult
     public func join(within timeout: Duration = generousDeadline) -> Bool {
         guard finished.wait(for: timeout) else { return false }
-        guard let thread = self.thread.withLock({ thread in defer { thread = nil }; return thread }) else { return true }
-        pthread_join(thread, nil)
+        thread.withLock { $0.take() }?.join()
         return true
     }
 }
