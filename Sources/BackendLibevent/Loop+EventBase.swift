@@ -17,10 +17,9 @@ extension Loop {
     /// `body`, and the callbacks of your events, run while the loop holds the lock that
     /// guards its backend: a thread that removes or invalidates one of this loop's descriptor
     /// or port sources meanwhile waits until they return. They must never wait for such a
-    /// thread, or both wait forever. The base is not
-    /// thread-safe: touch it and your events on the loop's thread only (from other threads,
-    /// hand work over with ``perform(in:_:)``). Remove and free your events before the
-    /// loop's thread exits: the base is freed then.
+    /// thread, or both wait forever. The base is not thread-safe: touch it and your events on
+    /// the loop's thread only (from other threads, hand work over with ``perform(in:_:)``).
+    /// Remove and free your events before the loop's thread exits: the base is freed then.
     ///
     /// Call it on the loop's own thread only; it traps elsewhere, and on a loop that is not
     /// built on ``BackendKind/libevent``.

@@ -3,8 +3,8 @@
 /// `ContinuousClock.Instant` is resilient: every comparison and copy goes through its value
 /// witnesses. The queues compare instants at every step of every sift, so they keep plain
 /// `Int64`s instead, converted once when a timer is queued. 2^63 nanoseconds is 292 years
-/// either side of the origin; instants beyond saturate (such timers never fire anyway, and
-/// RunLoopKit clamps durations far below that).
+/// either side of the origin; instants beyond saturate, which changes nothing: a timer that far
+/// ahead never fires, one that far behind is due either way.
 enum QueueTime {
     /// The origin: the first time a timer was queued in this process. Any instant works; a
     /// recent one keeps the values small.
