@@ -10,7 +10,6 @@ let package = Package(
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
         .executable(name: "runloopkit-demo", targets: ["Demo"]),
-        .executable(name: "runloopkit-bench", targets: ["Benchmarks"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -20,8 +19,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -77,18 +74,6 @@ let package = Package(
             path: "Sources/RunLoopKit"
         ),
         .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
-        // The benchmark harness: may use Foundation, to compare with its RunLoop.
-        .executableTarget(
-            name: "Benchmarks",
-            dependencies: [
-                "RunLoopKit",
-                "CEpoll",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ],
-            path: "Benchmarks",
-            exclude: ["README.md"]
-        ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.

@@ -2,23 +2,38 @@ import ArgumentParser
 import Foundation
 import RunLoopKit
 
-/// `runloopkit-bench`: measures every backend of the build against CoreFoundation and the
-/// syscall floor, in one process run. See Benchmarks/README.md for each scenario's method.
+/// `runloopkit-bench`: measures every backend of the build against CoreFoundation, SwiftNIO
+/// and the syscall floor, in one process run (plus one child process per subject for the
+/// main-queue wake). See Benchmarks/README.md for each scenario's method.
+///
+/// A synchronous `main` (`ParsableCommand`, not the async kind): the main-queue child runs a
+/// main loop on this thread, which an async `main` would have given to `dispatch_main()`.
 @main
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runloopkit-bench",
-        abstract: "Benchmarks RunLoopKit's backends against CoreFoundation's run loop and the bare syscalls.",
+        abstract: "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO and the bare syscalls.",
         discussion: "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
     )
+
+    /// The main-queue wake's child (`runloopkit-bench main-wake …`) is parsed apart, so that it
+    /// stays out of the usage text.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == MainWakeChild.configuration.commandName {
+            MainWakeChild.main(Array(arguments.dropFirst()))
+        } else {
+            main(arguments)
+        }
+    }
 
     @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).")
     var scenarios: [String] = ScenarioName.allCases.map(\.rawValue)
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, floor (default: all).")
+    @Option(name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, nio, floor (default: all).")
     var subjects: [String] = Subject.all.map(\.description)
 
-    @Flag(name: .long, help: "Small sample counts: the whole run takes under 30 s.")
+    @Flag(name: .long, help: "Small sample counts: the whole run takes about two minutes on 2 CPUs.")
     var quick = false
 
     @Option(name: .long, help: "wake: samples after warm-up (default 20000; quick 1000).")
@@ -42,8 +57,14 @@ struct Bench: ParsableCommand {
     @Option(name: .long, help: "scale: descriptor sources (default 10000).")
     var descriptors: Int?
 
+    @Option(name: .long, help: "scale: one timer's re-arms (default 1000000).")
+    var rearms: Int?
+
     @Option(name: .long, help: "Seed of every random gap, delay and phase.")
     var seed: UInt64 = 0x5EED_2026
+
+    @Flag(name: .long, help: "Do not hold /dev/cpu_dma_latency at 0 µs during the wake measurements: let idle CPUs halt.")
+    var allowDeepIdle = false
 
     @Flag(name: .long, help: "Print JSON on standard output instead of the tables.")
     var json = false
@@ -58,7 +79,7 @@ struct Bench: ParsableCommand {
         for name in subjects where Subject(name: name) == nil {
             throw ValidationError("unknown subject '\(name)'; this build has: \(Subject.all.map(\.description).joined(separator: ", "))")
         }
-        for (name, value) in [("samples", samples), ("warmup", warmup), ("timer-samples", timerSamples), ("blocks", blocks), ("timers", timers), ("descriptors", descriptors)] {
+        for (name, value) in [("samples", samples), ("warmup", warmup), ("timer-samples", timerSamples), ("blocks", blocks), ("timers", timers), ("descriptors", descriptors), ("rearms", rearms)] {
             if let value, value < (name == "warmup" ? 0 : 1) { throw ValidationError("--\(name) must be positive, not \(value)") }
         }
     }
@@ -73,7 +94,9 @@ struct Bench: ParsableCommand {
         if let blocks { settings.blocks = blocks }
         if let passes { settings.passes = max(passes, 10) }
         if let timers { settings.scaleTimers = max(timers, 10) }
-        if let descriptors { settings.scaleDescriptors = descriptors }
+        if let descriptors { settings.scaleDescriptors = max(descriptors, 100) }
+        if let rearms { settings.rearms = rearms }
+        settings.shallowIdle = !allowDeepIdle
 
         let context = Context(settings: settings, results: Results(), progress: Progress())
         let machine = Machine.current
@@ -96,6 +119,7 @@ struct Bench: ParsableCommand {
             print(try JSONReport.render(context.results, machine: machine, settings: settings, seconds: seconds))
         } else {
             print("RunLoopKit benchmark — \(machine.summary); \(quick ? "quick" : "full") run, seed \(seed), \(String(format: "%.1f", seconds)) s")
+            for note in context.results.notes { print("note: \(note)") }
             print(Table.render(context.results))
             print(Targets.render(context.results))
         }
@@ -104,5 +128,24 @@ struct Bench: ParsableCommand {
             try SVGPlot.render(context.results, title: title).write(toFile: svg, atomically: true, encoding: .utf8)
             FileHandle.standardError.write(Data("wrote \(svg)\n".utf8))
         }
+    }
+}
+
+/// The child of the main-queue wake: this process's main thread runs `subject`'s main
+/// loop while a pthread drives it; the samples go to standard output, one a line.
+struct MainWakeChild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "main-wake",
+        abstract: "Internal: the child process of wake/dispatch-main."
+    )
+
+    @Option(name: .long) var subject: String
+    @Option(name: .long) var samples: Int
+    @Option(name: .long) var warmup: Int
+    @Option(name: .long) var seed: UInt64
+
+    func run() throws {
+        guard let subject = Subject(name: subject) else { throw ValidationError("unknown subject '\(self.subject)'") }
+        MainWake.child(subject, samples: samples, warmup: warmup, seed: seed)
     }
 }

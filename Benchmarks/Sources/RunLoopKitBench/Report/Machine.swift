@@ -34,13 +34,14 @@ enum JSONReport {
         var seconds: Double
         var seed: UInt64
         var unit: String
+        var notes: [String]
         var results: [Measurement]
     }
 
     static func render(_ results: Results, machine: Machine, settings: Settings, seconds: Double) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(machine: machine, seconds: seconds, seed: settings.seed, unit: "latency fields in nanoseconds", results: results.all)
+        let document = Document(machine: machine, seconds: seconds, seed: settings.seed, unit: "latency fields in nanoseconds", notes: results.notes, results: results.all)
         return String(decoding: try encoder.encode(document), as: UTF8.self)
     }
 }

@@ -5,6 +5,8 @@ struct LatencySummary: Codable, Sendable {
     var count: UInt64
     /// Samples that came out negative (a timer firing before its instant); recorded as 0.
     var early: UInt64
+    /// The least sample (0 when one was early).
+    var min: UInt64
     var p50: UInt64
     var p90: UInt64
     var p99: UInt64
@@ -15,6 +17,7 @@ struct LatencySummary: Codable, Sendable {
     init(_ histogram: Histogram<UInt64>, early: UInt64) {
         count = histogram.totalCount
         self.early = early
+        min = histogram.min
         p50 = histogram.valueAtPercentile(50)
         p90 = histogram.valueAtPercentile(90)
         p99 = histogram.valueAtPercentile(99)
@@ -66,6 +69,12 @@ struct Measurement: Codable, Sendable {
 /// Every measurement of a run, in the order made.
 final class Results {
     private(set) var all: [Measurement] = []
+    /// How the run went, printed above the tables (and in the JSON).
+    private(set) var notes: [String] = []
+
+    func note(_ text: String) {
+        if !notes.contains(text) { notes.append(text) }
+    }
 
     func add(latency recorder: Recorder, scenario: String, variant: String, subject: String, note: String? = nil, metrics: [Metric] = []) {
         all.append(Measurement(

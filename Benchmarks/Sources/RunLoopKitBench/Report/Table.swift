@@ -3,7 +3,7 @@ import Foundation
 /// The terminal report: one table per scenario variant.
 ///
 /// Latency tables show HdrHistogram percentiles in microseconds, plus p50 against the floor
-/// and against CoreFoundation; metric tables show each metric as a column.
+/// and against CoreFoundation and NIO; metric tables show each metric as a column.
 enum Table {
     static func render(_ results: Results) -> String {
         var out = ""
@@ -13,7 +13,8 @@ enum Table {
             out += "\n"
             let latencyRows = group.rows.filter { $0.latency != nil }
             if !latencyRows.isEmpty {
-                out += latencyTable(latencyRows, floor: floorP50(group.rows), cf: group.rows.first { $0.subject == "cf" }?.latency?.p50)
+                out += latencyTable(latencyRows, floor: floorP50(group.rows), cf: group.rows.first { $0.subject == "cf" }?.latency?.p50,
+                                    nio: group.rows.first { $0.subject == "nio" }?.latency?.p50)
             }
             let metricRows = group.rows.filter { $0.latency == nil && !$0.metrics.isEmpty }
             if !metricRows.isEmpty { out += metricTable(metricRows) }
@@ -29,16 +30,16 @@ enum Table {
         rows.filter { $0.subject.hasPrefix("floor") }.compactMap(\.latency?.p50).min()
     }
 
-    private static func latencyTable(_ rows: [Measurement], floor: UInt64?, cf: UInt64?) -> String {
-        let header = ["subject", "n", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "early", "p50/floor", "p50/cf"]
+    private static func latencyTable(_ rows: [Measurement], floor: UInt64?, cf: UInt64?, nio: UInt64?) -> String {
+        let header = ["subject", "n", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "early", "p50/floor", "p50/cf", "p50/nio"]
         let body: [[String]] = rows.map { row in
             let latency = row.latency!
             func ratio(_ reference: UInt64?) -> String {
                 guard let reference, reference > 0 else { return "–" }
                 return String(format: "%.2f×", Double(latency.p50) / Double(reference))
             }
-            return [row.subject, "\(latency.count)", micros(latency.p50), micros(latency.p90), micros(latency.p99),
-                    micros(latency.p999), micros(latency.max), "\(latency.early)", ratio(floor), ratio(cf)]
+            return [row.subject, "\(latency.count)", micros(latency.min), micros(latency.p50), micros(latency.p90), micros(latency.p99),
+                    micros(latency.p999), micros(latency.max), "\(latency.early)", ratio(floor), ratio(cf), ratio(nio)]
         }
         return format([header] + body)
     }

@@ -1,5 +1,7 @@
 import CoreFoundation
 import Foundation
+import NIOCore
+import NIOPosix
 import RunLoopKit
 
 /// **idle** — what a loop costs while it has nothing to do but a 100 ms repeating timer.
@@ -8,6 +10,8 @@ import RunLoopKit
 /// thread itself) and the process's (getrusage) before and after, and count wakeups: from
 /// `Loop.statistics` for RunLoopKit, from a `kCFRunLoopAfterWaiting` observer for CF, directly
 /// for the floor (a 100 ms periodic timerfd in epoll). An idle loop should wake 10 times a second.
+/// NIO: `scheduleRepeatedTask` every 100 ms; it has no wakeup counter, so its wakeups are its
+/// task's runs (nothing else wakes an idle NIO loop).
 struct IdleScenario {
     let context: Context
 
@@ -21,7 +25,8 @@ struct IdleScenario {
                     Metric(name: "loop CPU µs/s", value: Double(cpu) / 1e3 / seconds, unit: "µs/s"),
                     Metric(name: "process CPU µs/s", value: Double(processCPU) / 1e3 / seconds, unit: "µs/s"),
                     Metric(name: "wakeups/s", value: Double(wakeups) / seconds, unit: "1/s"),
-                ], scenario: "idle", variant: "100ms-timer", subject: subject.description)
+                ], scenario: "idle", variant: "100ms-timer", subject: subject.description,
+                   note: subject == .nio ? "nio: scheduleRepeatedTask; wakeups = task runs" : nil)
             } catch {
                 context.results.skip(scenario: "idle", variant: "100ms-timer", subject: subject.description, why: "\(error)")
             }
@@ -66,6 +71,20 @@ struct IdleScenario {
             let cpu1 = host.onLoop { Time.threadCPU() }
             host.stop()
             wakes.invalidate()
+            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+        case .nio:
+            let host = NIOHost()
+            let runs = FireCounter()
+            let task = host.loop.scheduleRepeatedTask(initialDelay: .nanoseconds(Int64(period)), delay: .nanoseconds(Int64(period))) { _ in
+                runs.bump()
+            }
+            let cpu0 = host.onLoop { Time.threadCPU() }
+            let (count0, process0) = (runs.value, Self.processCPU())
+            Time.sleep(nanoseconds: nanoseconds)
+            let (count1, process1) = (runs.value, Self.processCPU())
+            let cpu1 = host.onLoop { Time.threadCPU() }
+            task.cancel()
+            host.stop()
             return (cpu1 - cpu0, process1 - process0, count1 - count0)
         case .floor:
             let result = Owned((cpu: UInt64(0), process: UInt64(0), wakeups: UInt64(0)))

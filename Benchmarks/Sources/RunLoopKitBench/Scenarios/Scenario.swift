@@ -18,7 +18,12 @@ struct Settings: Sendable {
     var scaleTimers = 1_000_000
     var scaleDescriptors = 10_000
     var scaleDescriptorSamples = 2_000
+    var scalePasses = 100_000
+    var scaleSwitches = 100_000
+    var rearms = 1_000_000
     var subjects: [Subject] = Subject.all
+    /// Whether the wake measurements hold the CPU-idle latency at 0 µs (see `IdleLatency`).
+    var shallowIdle = true
 
     static var quick: Settings {
         var settings = Settings()
@@ -32,6 +37,8 @@ struct Settings: Sendable {
         settings.coalescingSeconds = 0.5
         settings.scaleTimers = 100_000
         settings.scaleDescriptorSamples = 300
+        settings.scalePasses = 10_000
+        settings.scaleSwitches = 10_000
         return settings
     }
 
@@ -43,6 +50,25 @@ struct Context {
     let settings: Settings
     let results: Results
     let progress: Progress
+    let idleLatency = IdleLatency()
+
+    /// Runs `body` (a wake measurement) with the CPU-idle latency held at 0 µs, unless
+    /// `--allow-deep-idle`; notes in the report which way it ran.
+    func withShallowIdle(_ what: String, _ body: () -> Void) {
+        guard settings.shallowIdle else {
+            results.note("\(what): CPUs idled as deep as the machine lets them (--allow-deep-idle)")
+            return body()
+        }
+        let (held, why) = idleLatency.hold()
+        if held {
+            results.note("\(what): ran with /dev/cpu_dma_latency held at 0 µs (idle CPUs poll instead of halting)")
+        } else {
+            progress.warn("\(why); \(what) will include the idle CPUs' exit latency")
+            results.note("\(what): could not hold the idle latency (\(why)); figures include idle exit latency")
+        }
+        body()
+        idleLatency.release()
+    }
 
     var kitBackends: [Subject] { settings.subjects.filter { if case .kit = $0 { true } else { false } } }
 }

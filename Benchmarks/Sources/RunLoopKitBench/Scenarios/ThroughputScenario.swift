@@ -1,4 +1,6 @@
 import Dispatch
+import NIOCore
+import NIOPosix
 import RunLoopKit
 import Synchronization
 
@@ -20,7 +22,7 @@ struct ThroughputScenario {
         for (posters, inModes) in [(1, false), (1, true), (4, false)] {
             let variant = "\(posters)-thread" + (inModes ? "-in-modes" : "")
             for subject in context.settings.subjects {
-                if inModes, case .kit = subject {} else if inModes { continue }
+                if inModes, !subject.isKit { continue }
                 context.progress.show("throughput/\(variant) · \(subject) (\(total) blocks)")
                 do {
                     let (rate, lost) = try measure(subject, posters: posters, total: total, inModes: inModes)
@@ -28,11 +30,20 @@ struct ThroughputScenario {
                         Metric(name: "blocks/s", value: rate, unit: "1/s"),
                         Metric(name: "lost", value: Double(lost), unit: "blocks"),
                     ], scenario: "throughput", variant: variant, subject: subject.description,
-                       note: subject == .coreFoundation ? "CFRunLoopPerformBlock + CFRunLoopWakeUp per block" : nil)
+                       note: Self.note(subject, inModes: inModes))
                 } catch {
                     context.results.skip(scenario: "throughput", variant: variant, subject: subject.description, why: "\(error)")
                 }
             }
+        }
+    }
+
+    private static func note(_ subject: Subject, inModes: Bool) -> String? {
+        switch subject {
+        case .kit: inModes ? "perform(in: [.default]) { }" : "perform { }"
+        case .coreFoundation: "CFRunLoopPerformBlock + CFRunLoopWakeUp per block"
+        case .nio: "execute { }"
+        case .floor: "mutex-guarded array + eventfd"
         }
     }
 
@@ -73,6 +84,11 @@ struct ThroughputScenario {
             let host = CFHost.start()
             let loop = host.loop
             post = { loop.perform { tally.bump() } }
+            stop = host.stop
+        case .nio:
+            let host = NIOHost()
+            let loop = host.loop
+            post = { loop.execute { tally.bump() } }
             stop = host.stop
         case .floor:
             let queue = FloorQueue()

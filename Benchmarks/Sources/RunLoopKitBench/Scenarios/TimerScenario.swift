@@ -1,5 +1,7 @@
 import CoreFoundation
 import Foundation
+import NIOCore
+import NIOPosix
 import RunLoopKit
 
 /// **timer** — how late a timer fires, and how steady a repeating one is.
@@ -21,6 +23,8 @@ struct TimerScenario {
                 record(subject.description) { try kitOneShot(kind, delays: delays) }
             case .coreFoundation:
                 record(subject.description) { cfOneShot(delays: delays) }
+            case .nio:
+                record(subject.description) { nioOneShot(delays: delays) }
             case .floor:
                 for floor in TimerFloor.available {
                     context.progress.show("timer/one-shot · \(floor.rawValue)")
@@ -36,6 +40,7 @@ struct TimerScenario {
                 let recorder: Recorder = switch subject {
                 case let .kit(kind): try kitRepeating(kind, interval: interval, seconds: settings.repeatingSeconds)
                 case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
+                case .nio: nioRepeating(interval: interval, seconds: settings.repeatingSeconds)
                 case .floor: TimerFloor.periodicJitter(interval: interval, seconds: settings.repeatingSeconds)
                 }
                 context.results.add(latency: recorder, scenario: "timer", variant: variant, subject: subject == .floor ? "floor-timerfd" : subject.description,
@@ -149,6 +154,64 @@ struct TimerScenario {
             }
             CFRunLoopAddTimer(loop.ref, timer, CFLoop.mode)
         }
+        _ = done.wait()
+        host.stop()
+        return jitter.value.recorder
+    }
+}
+
+// MARK: SwiftNIO
+
+extension TimerScenario {
+    /// The NIO version of the chain. `scheduleTask(in: d)` is `scheduleTask(deadline: .now() + d)`;
+    /// the chain computes that deadline itself, so that lateness is measured, on NIO's own clock
+    /// (`NIODeadline`, CLOCK_MONOTONIC), from exactly the instant the loop was asked for — as
+    /// RunLoopKit's is from the `ContinuousClock` instant its timer was given.
+    private final class NIOChain: @unchecked Sendable {
+        // Touched only on the loop thread, then read after `done`.
+        let loop: any EventLoop
+        let delays: [UInt64]
+        let done = Probe()
+        var recorder = Recorder()
+
+        init(loop: any EventLoop, delays: [UInt64]) {
+            self.loop = loop
+            self.delays = delays
+        }
+
+        func arm(_ index: Int) {
+            guard index < delays.count else { return done.signal() }
+            let requested = NIODeadline.now() + .nanoseconds(Int64(delays[index]))
+            loop.scheduleTask(deadline: requested) { [self] in
+                recorder.record(signed: (NIODeadline.now() - requested).nanoseconds)
+                arm(index + 1)
+            }
+        }
+    }
+
+    func nioOneShot(delays: [UInt64]) -> Recorder {
+        let host = NIOHost()
+        let chain = NIOChain(loop: host.loop, delays: delays)
+        host.loop.execute { chain.arm(0) }
+        _ = chain.done.wait()
+        host.stop()
+        return chain.recorder
+    }
+
+    /// A 1 ms grid, as the other subjects' repeating timers keep: each task schedules the next
+    /// at the grid's next deadline. (`scheduleRepeatedTask` waits its delay after each run ends,
+    /// so its ticks drift by each run's lateness: not the same contract.)
+    func nioRepeating(interval: UInt64, seconds: Double) -> Recorder {
+        let jitter = Owned(Jitter(interval: interval, seconds: seconds))
+        let done = Probe()
+        let host = NIOHost()
+        let loop = host.loop
+        @Sendable func tick(_ deadline: NIODeadline) {
+            loop.scheduleTask(deadline: deadline) {
+                if jitter.value.tick() { done.signal() } else { tick(deadline + .nanoseconds(Int64(interval))) }
+            }
+        }
+        loop.execute { tick(NIODeadline.now() + .nanoseconds(Int64(interval))) }
         _ = done.wait()
         host.stop()
         return jitter.value.recorder

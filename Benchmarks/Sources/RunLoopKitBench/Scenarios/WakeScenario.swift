@@ -1,82 +1,126 @@
 import CoreFoundation
+import Dispatch
 import Glibc
+import NIOCore
+import NIOPosix
 import RunLoopKit
 
 /// **wake** — how long an idle loop takes to run work posted from another thread.
 ///
-/// The loop sleeps in its wait. The driver (this thread) records t0 and posts; the loop thread
-/// records t1 when the work runs. The driver waits for it (blocked on a semaphore), then
-/// sleeps a seeded random 50–500 µs so that the loop is back asleep before the next post.
+/// The loop sleeps in its wait. The driver records t0 and posts; the loop thread records t1
+/// when the work runs. Between posts the driver lets a seeded random 50–500 µs pass and checks
+/// the loop is asleep again. The spinning driver (see `WakeDriver`) makes the primary figures;
+/// `perform-blocking` repeats `perform` with the blocking driver.
 enum WakeVariant: String, CaseIterable {
-    /// `Loop.perform` / `CFRunLoopPerformBlock` + `CFRunLoopWakeUp` / an eventfd write.
+    /// `Loop.perform` / `CFRunLoopPerformBlock` + `CFRunLoopWakeUp` / NIO's `execute` / an
+    /// eventfd write.
     case perform
     /// `signal()` on a version-0 source (CF: `CFRunLoopSourceSignal` + `CFRunLoopWakeUp`).
     case signal
-    /// A write to an eventfd watched by a version-1 source.
+    /// A write to an eventfd watched by a version-1 source (NIO: a pipe channel on it).
     case descriptor
-    // `case mainQueue` (DispatchQueue.main.async onto `Loop.main`) slots in here once Core
-    // drains the main queue: it needs one arm in `poster(for:)` below, and the driver moved off
-    // the main thread (the main loop must run there). See Benchmarks/README.md.
+    /// `DispatchQueue.main.async` onto the main loop (`Loop.main`, CF's `RunLoop.main`), in a
+    /// child process per subject whose main thread runs the loop (see MainWake.swift).
+    case dispatchMain = "dispatch-main"
+    /// `perform` again, with the blocking driver: a semaphore and `nanosleep`.
+    case performBlocking = "perform-blocking"
+
+    /// The variants the targets hold to the floor and to NIO (the spinning driver's).
+    static var targeted: [WakeVariant] { [.perform, .signal, .descriptor, .dispatchMain] }
 }
 
 struct WakeScenario {
     let context: Context
 
     func run() {
+        context.withShallowIdle("wake") { measure() }
+    }
+
+    private func measure() {
         let settings = context.settings
         let total = settings.wakeWarmup + settings.wakeSamples
-        let gaps = SplitMix64.draws(total, in: 50_000...500_000, seed: settings.seed, stream: 1)
+        let gaps = Self.gaps(total, seed: settings.seed)
         for variant in WakeVariant.allCases {
             for subject in settings.subjects {
                 context.progress.show("wake/\(variant.rawValue) · \(subject)")
                 do {
-                    guard let session = try poster(for: subject, variant) else {
-                        context.results.skip(scenario: "wake", variant: variant.rawValue, subject: subject.description,
-                                             why: "CoreFoundation on Linux has no public descriptor source")
-                        continue
+                    let run: WakeDriver.Run
+                    if variant == .dispatchMain {
+                        if subject == .nio {
+                            skip(variant, subject, "a NIO event loop does not serve DispatchQueue.main")
+                            continue
+                        }
+                        run = try MainWake.runChild(subject, settings: settings)
+                    } else {
+                        let probe = Probe(blocking: variant == .performBlocking)
+                        guard let session = try poster(for: subject, variant, probe: probe) else {
+                            skip(variant, subject, Self.unsupported(subject, variant))
+                            continue
+                        }
+                        run = variant == .performBlocking
+                            ? WakeDriver.blocking(probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
+                            : WakeDriver.spinning(probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
+                        if !run.lost { session.stop() }
                     }
-                    let recorder = drive(session, gaps: gaps, warmup: settings.wakeWarmup)
-                    session.stop()
-                    context.results.add(latency: recorder, scenario: "wake", variant: variant.rawValue, subject: subject.description)
+                    record(run, variant, subject)
                 } catch {
-                    context.results.skip(scenario: "wake", variant: variant.rawValue, subject: subject.description, why: "\(error)")
+                    skip(variant, subject, "\(error)")
                 }
             }
         }
     }
 
+    /// The gaps before each post: the same seeded sequence for every subject and variant (the
+    /// main-queue child process draws it again from the same seed).
+    static func gaps(_ count: Int, seed: UInt64) -> [UInt64] {
+        SplitMix64.draws(count, in: 50_000...500_000, seed: seed, stream: 1)
+    }
+
+    private func record(_ run: WakeDriver.Run, _ variant: WakeVariant, _ subject: Subject) {
+        if run.lost {
+            context.progress.warn("wake/\(variant.rawValue) · \(subject): a post did not run within 10 s")
+            skip(variant, subject, "a post did not run within 10 s (lost wake)")
+            return
+        }
+        if run.awakeAtPost > 0 {
+            context.progress.warn("wake/\(variant.rawValue) · \(subject): \(run.awakeAtPost) posts found the loop thread not asleep")
+        }
+        var recorder = Recorder()
+        for sample in run.samples { recorder.record(nanoseconds: sample) }
+        let note = variant == .performBlocking ? "blocking driver: semaphore + nanosleep" : "spinning driver"
+        context.results.add(latency: recorder, scenario: "wake", variant: variant.rawValue, subject: subject.description, note: note,
+                            metrics: [Metric(name: "posts to an awake loop", value: Double(run.awakeAtPost), unit: "posts")])
+    }
+
+    private func skip(_ variant: WakeVariant, _ subject: Subject, _ why: String) {
+        context.results.skip(scenario: "wake", variant: variant.rawValue, subject: subject.description, why: why)
+    }
+
+    private static func unsupported(_ subject: Subject, _ variant: WakeVariant) -> String {
+        switch (subject, variant) {
+        case (.coreFoundation, .descriptor): "CoreFoundation on Linux has no public descriptor source"
+        case (.nio, .signal): "NIO has no signalled source; execute is its cross-thread wake (see perform)"
+        default: "not supported"
+        }
+    }
+
     /// A posting session: `post` makes the loop run `probe.mark()` once.
     struct Session {
-        let probe: Probe
         let post: () -> Void
         let stop: () -> Void
     }
 
-    /// Posts, waits, records, sleeps: the same sequence of gaps for every subject.
-    private func drive(_ session: Session, gaps: [UInt64], warmup: Int) -> Recorder {
-        var recorder = Recorder()
-        for (index, gap) in gaps.enumerated() {
-            let t0 = Time.now()
-            session.post()
-            let t1 = session.probe.wait()
-            if index >= warmup { recorder.record(nanoseconds: t1 &- t0) }
-            Time.sleep(nanoseconds: gap)
-        }
-        return recorder
-    }
-
     /// Sets up `subject` for `variant`; nil when the subject cannot do it.
-    private func poster(for subject: Subject, _ variant: WakeVariant) throws -> Session? {
-        let probe = Probe()
+    private func poster(for subject: Subject, _ variant: WakeVariant, probe: Probe) throws -> Session? {
         switch (subject, variant) {
-        case let (.kit(kind), .perform):
+        case let (.kit(kind), .perform), let (.kit(kind), .performBlocking):
             let host = try KitHost.start(kind)
             let loop = host.loop
-            return Session(probe: probe, post: { loop.perform { probe.mark() } }, stop: host.stop)
+            return Session(post: { loop.perform { probe.mark() } }, stop: host.stop)
         case let (.kit(kind), .signal):
             let source = Loop.Source { probe.mark() }
             let host = try KitHost.start(kind) { $0.add(source, to: .default) }
-            return Session(probe: probe, post: { source.signal() }, stop: host.stop)
+            return Session(post: { source.signal() }, stop: host.stop)
         case let (.kit(kind), .descriptor):
             let fd = FD.eventfd()
             let source = try Loop.Source(fileDescriptor: fd) { _ in
@@ -84,30 +128,59 @@ struct WakeScenario {
                 probe.mark()
             }
             let host = try KitHost.start(kind) { $0.add(source, to: .default) }
-            return Session(probe: probe, post: { FD.signal(fd) }, stop: {
+            return Session(post: { FD.signal(fd) }, stop: {
                 source.invalidate()
                 host.stop()
                 close(fd)
             })
-        case (.coreFoundation, .perform):
+        case (.coreFoundation, .perform), (.coreFoundation, .performBlocking):
             let host = CFHost.start()
             let loop = host.loop
-            return Session(probe: probe, post: { loop.perform { probe.mark() } }, stop: host.stop)
+            return Session(post: { loop.perform { probe.mark() } }, stop: host.stop)
         case (.coreFoundation, .signal):
             let source = CFSignalSource { probe.mark() }
             let host = CFHost.start { source.add(to: $0) }
             let loop = host.loop
-            return Session(probe: probe, post: { source.signal(loop) }, stop: {
+            return Session(post: { source.signal(loop) }, stop: {
                 source.invalidate()
                 host.stop()
             })
-        case (.coreFoundation, .descriptor):
-            return nil
+        case (.nio, .perform), (.nio, .performBlocking):
+            let host = NIOHost()
+            let loop = host.loop
+            return Session(post: { loop.execute { probe.mark() } }, stop: host.stop)
+        case (.nio, .descriptor):
+            // A pipe channel over the eventfd: NIO reads it (8 bytes) and fires channelRead.
+            let host = NIOHost()
+            let fd = FD.eventfd()
+            let channel = try NIOPipeBootstrap(group: host.group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(MarkOnRead(probe: probe))
+                    }
+                }
+                .takingOwnershipOfDescriptor(input: fd)
+                .wait()
+            return Session(post: { FD.signal(fd) }, stop: {
+                try? channel.close().wait()  // closes the eventfd, which the channel owns
+                host.stop()
+            })
         case (.floor, _):
             // Every variant is the same on the floor: an eventfd write wakes epoll_pwait2.
             let floor = FloorLoop { probe.mark() }
             let fd = floor.wakeDescriptor
-            return Session(probe: probe, post: { FD.signal(fd) }, stop: floor.stop)
+            return Session(post: { FD.signal(fd) }, stop: floor.stop)
+        default:
+            return nil
         }
     }
+}
+
+/// Marks the probe for each read of a NIO pipe channel.
+final class MarkOnRead: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let probe: Probe
+    init(probe: Probe) { self.probe = probe }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { probe.mark() }
 }

@@ -1,4 +1,4 @@
-internal import CEpoll
+import CBenchSupport
 import Glibc
 
 /// The floor: the scenarios written directly on the system calls, with nothing else — an
@@ -41,7 +41,7 @@ final class FloorPoller {
 /// Thin wrappers over eventfd and timerfd, for the floor and for descriptor sources.
 enum FD {
     static func eventfd() -> Int32 {
-        let fd = CEpoll.eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        let fd = CBenchSupport.eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         precondition(fd >= 0, "eventfd failed: \(errno) — is RLIMIT_NOFILE too low?")
         return fd
     }

@@ -1,6 +1,4 @@
-#if canImport(CLibURing)
-import CLibURing
-#endif
+import CBenchURing
 import Glibc
 
 /// The timer floors: waiting for an instant directly on the kernel, on a dedicated pthread.
@@ -14,13 +12,7 @@ enum TimerFloor: String, CaseIterable {
     /// An absolute IORING_OP_TIMEOUT on an io_uring (when the build has liburing).
     case uring = "floor-uring"
 
-    static var available: [TimerFloor] {
-        #if canImport(CLibURing)
-        allCases
-        #else
-        allCases.filter { $0 != .uring }
-        #endif
-    }
+    static var available: [TimerFloor] { allCases }
 
     /// Waits for each `now + delay` in turn on a new thread; returns lateness samples (ns).
     func lateness(delays: [UInt64]) -> Recorder {
@@ -71,7 +63,6 @@ enum TimerFloor: String, CaseIterable {
 
     private static func uringLateness(_ delays: [UInt64]) -> Recorder {
         var recorder = Recorder()
-        #if canImport(CLibURing)
         var ring = io_uring()
         guard io_uring_queue_init(8, &ring, 0) == 0 else { return recorder }
         defer { io_uring_queue_exit(&ring) }
@@ -86,7 +77,6 @@ enum TimerFloor: String, CaseIterable {
             if let cqe { io_uring_cqe_seen(&ring, cqe) }
             recorder.record(signed: Int64(bitPattern: Time.now() &- target))
         }
-        #endif
         return recorder
     }
 

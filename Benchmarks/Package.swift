@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+// runloopkit-bench: RunLoopKit's benchmark harness, a package of its own so that the library's
+// users never resolve its dependencies (argument parsing, HdrHistogram, SwiftNIO).
+//
+// It depends on RunLoopKit by path with every backend's trait, and measures them against
+// CoreFoundation's run loop (Foundation), SwiftNIO's event loop and the bare system calls.
+// Run it from the repository root with scripts/bench, or:
+//   swift run -c release --package-path Benchmarks runloopkit-bench --quick
+import PackageDescription
+
+let package = Package(
+    name: "RunLoopKitBench",
+    products: [
+        .executable(name: "runloopkit-bench", targets: ["RunLoopKitBench"]),
+    ],
+    dependencies: [
+        .package(name: "RunLoopKit", path: "..", traits: ["Epoll", "URing", "Libevent"]),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // Header-only: epoll, eventfd, timerfd, prctl, gettid, a CPU pause, libdispatch's
+        // main-queue bridge.
+        .systemLibrary(name: "CBenchSupport", path: "Sources/CBenchSupport"),
+        // liburing, for the io_uring timer floor.
+        .systemLibrary(
+            name: "CBenchURing",
+            path: "Sources/CBenchURing",
+            pkgConfig: "liburing",
+            providers: [.apt(["liburing-dev"])]
+        ),
+        .executableTarget(
+            name: "RunLoopKitBench",
+            dependencies: [
+                "CBenchSupport",
+                "CBenchURing",
+                .product(name: "RunLoopKit", package: "RunLoopKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/RunLoopKitBench"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
