@@ -225,7 +225,10 @@ struct ScaleScenario {
     private func passWithDescriptors(_ subject: Subject, count: Int) {
         let variant = "pass-\(count)-fds"
         let passes = context.settings.scalePasses
-        let outcome = Owned<Result<(nanoseconds: UInt64, passes: Int), any Error>?>(nil)
+        // Also timed, for the kit: adding the sources (up to the first pass, which registers
+        // them with the backend) and invalidating them all.
+        typealias Timing = (nanoseconds: UInt64, passes: Int, add: UInt64, invalidate: UInt64)
+        let outcome = Owned<Result<Timing, any Error>?>(nil)
         let fds = (0..<count).map { _ in FD.eventfd() }
         defer { for fd in fds { close(fd) } }
         PThread {
@@ -234,28 +237,40 @@ struct ScaleScenario {
                 case let .kit(kind):
                     let loop = try Loop.current(backend: kind)
                     let mode: Loop.Mode = "scale-pass"
+                    let t0 = Time.now()
                     let sources = try fds.map { try Loop.Source(fileDescriptor: $0) { _ in } }
                     for source in sources { loop.add(source, to: mode) }
-                    defer { for source in sources { source.invalidate() } }
-                    return Self.timePasses(passes) { _ = loop.run(mode, timeout: .zero) }
+                    _ = loop.run(mode, timeout: .zero)
+                    let t1 = Time.now()
+                    let timed = Self.timePasses(passes) { _ = loop.run(mode, timeout: .zero) }
+                    let t2 = Time.now()
+                    for source in sources { source.invalidate() }
+                    let t3 = Time.now()
+                    return (timed.nanoseconds, timed.passes, t1 - t0, t3 - t2)
                 case .floor:
                     let poller = FloorPoller()
+                    let t0 = Time.now()
                     for (index, fd) in fds.enumerated() { poller.add(fd, token: UInt64(index)) }
-                    return Self.timePasses(passes) { poller.wait(timeout: 0) { _ in } }
+                    let t1 = Time.now()
+                    let timed = Self.timePasses(passes) { poller.wait(timeout: 0) { _ in } }
+                    return (timed.nanoseconds, timed.passes, t1 - t0, 0)
                 case .coreFoundation, .nio:
                     preconditionFailure("not measured")
                 }
             }
         }.join()
         switch outcome.value! {
-        case let .success((nanoseconds, done)):
+        case let .success((nanoseconds, done, add, invalidate)):
             let perPass = Double(nanoseconds) / Double(done)
-            context.results.add(metrics: [
+            var metrics = [
                 Metric(name: "ns/pass", value: perPass, unit: "ns"),
                 Metric(name: "passes/s", value: 1e9 / perPass, unit: "1/s"),
                 Metric(name: "passes", value: Double(done), unit: "passes"),
-            ], scenario: "scale", variant: variant, subject: subject.description,
-               note: "\(count) idle descriptor sources; run(mode, timeout: .zero)")
+                Metric(name: "add all ms", value: Double(add) / 1e6, unit: "ms"),
+            ]
+            if subject != .floor { metrics.append(Metric(name: "invalidate all ms", value: Double(invalidate) / 1e6, unit: "ms")) }
+            context.results.add(metrics: metrics, scenario: "scale", variant: variant, subject: subject.description,
+               note: "\(count) idle descriptor sources; run(mode, timeout: .zero); add all: until the first pass returned")
         case let .failure(error):
             context.results.skip(scenario: "scale", variant: variant, subject: subject.description, why: "\(error)")
         }
