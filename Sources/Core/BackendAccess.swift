@@ -48,7 +48,7 @@ final class BackendAccess: @unchecked Sendable {
     /// this caller had its turn.
     func withLockWakingLoop<R>(_ wakeSleepingLoop: () -> Void, _ body: (BackendAccess) throws -> R) rethrows -> R {
         // Announced before the loop is looked at; the loop publishes `sleeping` before it
-        // looks at `waiters` (see `Loop.planSleep`): either it sees us, or we see it asleep.
+        // looks at `waiters` (see `Loop.decideSleep`): either it sees us, or we see it asleep.
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
         wakeSleepingLoop()

@@ -26,6 +26,9 @@ final class BlockQueue: Sendable {
     }
 
     private let queue = Lock(Queue())
+    /// How many blocks are queued, kept with the queue under its lock: a drain that finds
+    /// none takes no lock.
+    private let count = Atomic<Int>(0)
 
     /// What ``append(_:)`` did.
     enum Appended {
@@ -44,6 +47,7 @@ final class BlockQueue: Sendable {
             guard !queue.closed else { return .refused }
             queue.lastSequence += 1
             queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
+            count.store(queue.entries.count, ordering: .releasing)
             guard case let .some(modes) = block.modes, !queue.knownModes.isSuperset(of: modes) else { return .queued }
             return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
         }
@@ -57,7 +61,8 @@ final class BlockQueue: Sendable {
     /// The limit of a drain that begins now: the newest block's sequence number, or `nil`
     /// when nothing is queued.
     func drainLimit() -> UInt64? {
-        queue.withLock { $0.entries.isEmpty ? nil : $0.lastSequence }
+        guard count.load(ordering: .acquiring) > 0 else { return nil }
+        return queue.withLock { $0.entries.isEmpty ? nil : $0.lastSequence }
     }
 
     /// Removes and returns the oldest block queued no later than `limit` that runs in `mode`;
@@ -69,6 +74,7 @@ final class BlockQueue: Sendable {
                 let entry = queue.entries[index]
                 guard entry.sequence <= limit else { return nil }
                 if entry.block.runs(in: mode, commonModes: commonModes) {
+                    defer { count.store(queue.entries.count, ordering: .releasing) }
                     return index == queue.entries.startIndex
                         ? queue.entries.removeFirst().block
                         : queue.entries.remove(at: index).block
@@ -91,7 +97,10 @@ final class BlockQueue: Sendable {
     func close() -> [PendingBlock] {
         queue.withLock { queue in
             queue.closed = true
-            defer { queue.entries = [] }
+            defer {
+                queue.entries = []
+                count.store(0, ordering: .releasing)
+            }
             return queue.entries.map(\.block)
         }
     }

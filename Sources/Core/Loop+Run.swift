@@ -42,10 +42,10 @@ extension Loop {
         let entered: Bool = state.withLock { state in
             guard !state.isTornDown, state.modes.contains(mode), !state.isEmpty(mode) else { return false }
             state.runs.append(RunRecord(mode: mode))
-            state.wakeRequested = false
             return true
         }
         guard entered else { return .finished }
+        wakeRequested.store(false, ordering: .relaxed)
 
         let now = self.now
         let isPoll = timeout.map { $0 <= .zero } ?? false
@@ -61,11 +61,15 @@ extension Loop {
             result = pass(&run)
         }
         notifyObservers(.exit, in: mode)
-        state.withLock { state in
+        let outermost = state.withLock { state in
             state.runs.removeLast()
-            // A wake still pending dies with the run that it was for.
-            state.wakeRequested = false
+            return state.runs.isEmpty
         }
+        // A wake still pending dies with the run that it was for.
+        wakeRequested.store(false, ordering: .relaxed)
+        // The observers kept for notifications would keep them (and whatever their callbacks
+        // hold) alive after they left the loop: kept only while the loop runs.
+        if outermost { local.observers = .empty }
         return result!
     }
 
@@ -120,7 +124,12 @@ extension Loop {
     /// Calls the observers of `mode` watching `activity`, from a snapshot taken now.
     private func notifyObservers(_ activity: Activity, in mode: Mode) {
         guard hasHadObservers.load(ordering: .acquiring) else { return }
-        let snapshot = state.withLock { $0.modes.read(mode) { $0.observers } ?? [] }
+        // The observers notified last stand while no observer of any mode changed.
+        let version = observersVersion.load(ordering: .acquiring)
+        if local.observers.mode != mode || local.observers.version != version {
+            local.observers = ObserverSnapshot(mode: mode, version: version, observers: state.withLock { $0.modes.read(mode) { $0.observers } ?? [] })
+        }
+        let snapshot = local.observers.observers
         for observer in snapshot where observer.activities.contains(activity) {
             // An observer whose callback is running is not called again from a nested run.
             guard observer.isValid, !observer.isFiring.exchange(true, ordering: .acquiring) else { continue }
@@ -152,10 +161,11 @@ extension Loop {
 
     /// Performs the signalled version-0 sources of `mode` by order, then first signal.
     private func performSignalledSources(in mode: Mode, onlyFirst: Bool) -> Bool {
+        guard maybeSignalled.load(ordering: .acquiring) else { return false }
         let (ready, pruned): ([Source], [Source]) = state.withLock { state in
-            guard !state.signalled.isEmpty else { return ([], []) }
             let pruned = state.signalled.filter { !$0.isValid || !$0.isSignalled }
             if !pruned.isEmpty { state.signalled.removeAll { !$0.isValid || !$0.isSignalled } }
+            if state.signalled.isEmpty { maybeSignalled.store(false, ordering: .relaxed) }
             let signalled = state.signalled
             return (state.modes.read(mode) { modeState in signalled.filter { modeState.contains($0) } } ?? [], pruned)
         }
@@ -198,28 +208,50 @@ extension Loop {
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
     private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> WaitOutcome {
-        let mainQueue: Int32?? = .some(state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil)
-        invalidate(backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: mainQueue) })
+        syncDescriptors(for: mode)
+        if polls {
+            // A poll is a wait that returns at once: it consumes a pending wakeUp.
+            wakeRequested.store(false, ordering: .relaxed)
+            // With no descriptor to ask about, the kernel has nothing to tell a poll.
+            if registeredDescriptorCount == 0, local.registeredMainQueue == nil { return .polled }
+        }
         return backendAccess.withLock { access in
             guard let backend = access.backend else { return .polled }
-            let plan = planSleep(in: mode, polls: polls, until: runDeadline)
-            return sleep(in: backend, as: plan)
+            let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline)
+            if plan.sleeps { local.timerSlack.apply(plan.slack) }
+            return wait(in: backend, as: plan)
         }
     }
 
-    /// Decides whether and until when to sleep, and publishes the decision.
+    /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
+    /// dispatch main queue's) in the backend, when they changed since the last pass.
+    private func syncDescriptors(for mode: Mode) {
+        let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
+        // Only this thread changes the registered mode and main queue; other threads only
+        // flag changed sources.
+        if !descriptorsChanged.load(ordering: .acquiring), local.registeredMode == mode, local.registeredMainQueue == mainQueue {
+            return
+        }
+        invalidate(backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
+        (local.registeredMode, local.registeredMainQueue) = (mode, mainQueue)
+    }
+
+    /// Decides whether and until when to sleep and, when the loop sleeps, publishes it
+    /// through ``SleepGate``.
     ///
-    /// Deciding to sleep and publishing `sleeping` happen under the state lock, so work posted
-    /// under that lock either is seen here or finds the loop asleep and wakes it; blocks,
-    /// posted under their own lock, are ordered by the fence below (see ``SleepFlags``).
-    private func planSleep(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> SleepPlan {
+    /// Decided under the state lock, so work posted under that lock either is seen here or
+    /// finds the loop asleep and wakes it; blocks, posted under their own lock, and threads
+    /// waiting for the backend are looked for after the loop has published that it sleeps.
+    private func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?) -> SleepPlan {
         let now = self.now
         return state.withLock { state in
             // This wait consumes every wakeUp posted before it.
-            defer { state.wakeRequested = false }
+            let woken = wakeRequested.exchange(false, ordering: .acquiring)
             // Sources added since the sync must be registered before sleeping: poll, and the
             // next pass syncs them.
-            if polls || state.descriptorsChanged || state.hasPendingWork(in: mode) || state.isEmpty(mode) { return .poll }
+            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) || state.isEmpty(mode) {
+                return .poll
+            }
             var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
             if let timer = state.modes.update(mode, { $0.timerDeadline() }) ?? nil {
                 let (wakeAt, slack) = local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance)
@@ -229,17 +261,12 @@ extension Loop {
                 }
             }
             if let deadline = plan.deadline, deadline <= now { return .poll }
-            // From here on the loop means to sleep: a poster that sees it asleep must wake it.
-            sleep.wakePosted.store(false, ordering: .sequentiallyConsistent)
-            sleep.sleeping.store(true, ordering: .sequentiallyConsistent)
-            // Published before the last look at the block queue (see SleepFlags) and at the
-            // threads waiting for the backend (see BackendAccess).
-            atomicMemoryFence(ordering: .sequentiallyConsistent)
-            if backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
-                || blocks.hasBlock(runningIn: mode, commonModes: state.commonModes) {
-                sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
-                return .poll
+            let commonModes = state.commonModes
+            let sleeps = sleep.close {
+                backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
+                    || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
             }
+            guard sleeps else { return .poll }
             // What a timer added during the sleep is compared with: the latest the wait can
             // end, slack included, so that a timer due before then wakes the loop.
             state.sleepDeadline = plan.deadline.map { local.timerSlack.latestEnd(ofWaitUntil: $0, slack: plan.slack) }
@@ -250,9 +277,11 @@ extension Loop {
     /// Waits as `plan` says. A wait that returns with nothing to do before its deadline (a
     /// signal interrupted it, or a wake posted for an earlier sleep arrived late) waits
     /// again for what is left: every wait that ends has a reason.
-    private func sleep(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
-        local.timerSlack.apply(plan.slack)
-        defer { local.timerSlack.restore() }
+    ///
+    /// The timer slack narrowed for this wait stays narrowed after it (callouts run with it):
+    /// putting it back would cost a system call between a timer's wake and its callout, and
+    /// another before the next exact wait. A wait that needs the thread's own slack restores it.
+    private func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
         while true {
             let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
             do {
@@ -262,13 +291,13 @@ extension Loop {
                 // left is a broken invariant (a closed epoll descriptor, say).
                 preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
             }
-            guard plan.sleeps, local.events.isEmpty, !sleep.wakePosted.load(ordering: .sequentiallyConsistent) else { break }
+            guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
             if let deadline = plan.deadline, now >= deadline { break }
         }
         guard plan.sleeps else { return .polled }
-        sleep.sleeping.store(false, ordering: .sequentiallyConsistent)
-        let woken = sleep.wakePosted.exchange(false, ordering: .sequentiallyConsistent)
-        state.withLock { $0.sleepDeadline = nil }
+        // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
+        // next decision to sleep sets it again.
+        let woken = sleep.open()
         return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }
 
@@ -279,7 +308,8 @@ extension Loop {
     /// ``TimerQueue``), even when it is already due.
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
-        guard let step = state.withLock({ $0.modes.update(mode) { $0.timerQueue.beginStep() } }) else { return false }
+        // Nothing due (the common case of a pass woken for something else): one look.
+        guard let step = state.withLock({ $0.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil }) else { return false }
         var fired = false
         while let (timer, generation) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil

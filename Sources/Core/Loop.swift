@@ -15,7 +15,8 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     let state: Lock<LoopState>
     let blocks = BlockQueue()
-    let sleep = SleepFlags()
+    /// How the loop sleeps and other threads wake it (see ``SleepGate``).
+    let sleep: SleepGate
     let waker: any BackendWaker
     /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
     let backendAccess: BackendAccess
@@ -28,12 +29,26 @@ public final class Loop: Sendable, CustomStringConvertible {
     let commonModesVersion = Atomic<UInt64>(0)
     /// Set once any observer was added: until then a notification costs no lock.
     let hasHadObservers = Atomic<Bool>(false)
+    /// Bumped (under the state lock) whenever any mode's observers change: the loop's
+    /// thread keeps the observers it last notified until then.
+    let observersVersion = Atomic<UInt64>(0)
+    /// `wakeUp()` was called while the loop was awake and no wait has consumed it yet.
+    let wakeRequested = Atomic<Bool>(false)
+    /// The version-1 sources changed since the backend was last told. Set under the state
+    /// lock; the loop's thread reads it without the lock to skip an unchanged sync.
+    let descriptorsChanged = Atomic<Bool>(true)
+    /// Some version-0 source may be signalled (set under the state lock with the list of
+    /// signalled sources; cleared under it when that list empties): a pass with nothing
+    /// signalled does not take the lock to find out.
+    let maybeSignalled = Atomic<Bool>(false)
 
     init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
         self.isMain = isMain
         self.clock = clock
-        var initial = LoopState(blocks: blocks, sleep: sleep)
+        let gate = SleepGate(waker: backend.waker)
+        self.sleep = gate
+        var initial = LoopState(blocks: blocks, sleep: gate)
         initial.servesMainQueue = isMain
         self.state = Lock(initial)
         self.waker = backend.waker
@@ -80,7 +95,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Whether the loop is asleep in its backend, waiting for work.
     ///
     /// Safe to call from any thread.
-    public var isWaiting: Bool { sleep.sleeping.load(ordering: .sequentiallyConsistent) }
+    public var isWaiting: Bool { sleep.isAsleep }
 
     /// The common modes (initially just ``Mode/default``). Safe to call from any thread.
     public var commonModes: Set<Mode> { state.withLock { $0.commonModes } }
@@ -100,12 +115,11 @@ public final class Loop: Sendable, CustomStringConvertible {
             // A block queued for the common modes now runs in `mode` too: a loop asleep in
             // `mode` must wake for it. (The loop decides to sleep under this lock, so it either
             // saw the new common mode or is seen asleep here.)
-            let wake = state.currentMode == mode
-                && blocks.hasBlock(runningIn: mode, commonModes: state.commonModes)
-                && state.claimWake(ifCurrent: mode)
+            observersVersion.add(1, ordering: .releasing)
+            let wake = state.currentMode == mode && blocks.hasBlock(runningIn: mode, commonModes: state.commonModes)
             return (state.commonSources.inOrder, state.commonTimers.inOrder, wake)
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
         // Each timer and source joins the way `add(_:to:)` adds it, under its own lock first
         // (a timer's or source's lock comes before the loop's): one that was invalidated or
         // removed from the common modes meanwhile stays out.
@@ -152,10 +166,11 @@ public final class Loop: Sendable, CustomStringConvertible {
                 // A source signalled while in no mode of this loop is performed once it joins.
                 if source.isVersion0, source.isSignalled, !state.signalled.contains(source) {
                     state.signalled.append(source)
+                    maybeSignalled.store(true, ordering: .releasing)
                 }
-                if !source.isVersion0 { state.descriptorsChanged = true }
+                if !source.isVersion0 { descriptorsChanged.store(true, ordering: .releasing) }
                 let wake = state.currentMode.map { added.contains($0) && (!source.isVersion0 || source.isSignalled) } ?? false
-                return (added, wake && state.claimWake())
+                return (added, wake)
             }
             if !added.isEmpty {
                 loops[ObjectIdentifier(self)] = WeakLoop(loop: self)
@@ -163,7 +178,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             }
             return wake
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
         source.makeQueuedCallouts()
     }
 
@@ -180,17 +195,17 @@ public final class Loop: Sendable, CustomStringConvertible {
                 for target in state.targets(of: mode) where state.modes[target]?.remove(source) == true {
                     removed.append(target)
                 }
-                if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
+                if !source.isVersion0, !removed.isEmpty { descriptorsChanged.store(true, ordering: .releasing) }
                 // Still a member while in the common set, though in no mode: invalidate must
                 // find this loop to take it out of that set.
                 let stillMember = state.containsAnywhere(source) || state.commonSources.contains(source)
-                return (removed, stillMember, state.claimWakeIfEmptied())
+                return (removed, stillMember, state.sleepingModeEmptied())
             }
             if !stillMember { loops[ObjectIdentifier(self)] = nil }
             source.queueCallouts(joined: false, loop: self, modes: removed)
             return (removed, wake)
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
         if !source.isVersion0, !removed.isEmpty { releaseRemovedDescriptors() }
         source.makeQueuedCallouts()
     }
@@ -257,10 +272,10 @@ public final class Loop: Sendable, CustomStringConvertible {
                         wake = true
                     }
                 }
-                return wake && state.claimWake()
+                return wake
             }
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     /// Removes `timer` from `mode` (from every common mode for ``Mode/common``).
@@ -270,9 +285,9 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             if mode == .common { state.commonTimers.remove(timer) }
             for target in state.targets(of: mode) { state.modes[target]?.removeTimer(ObjectIdentifier(timer)) }
-            return state.claimWakeIfEmptied()
+            return state.sleepingModeEmptied()
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     /// Whether `timer` is in `mode` (for ``Mode/common``: was added to the common modes).
@@ -304,6 +319,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.withLock { state in
                 guard !state.isTornDown else { return }
                 if mode == .common { state.commonObservers.insert(observer) }
+                observersVersion.add(1, ordering: .releasing)
                 for target in state.targets(of: mode) {
                     state.modes[target, default: ModeState()].insertObserver(observer)
                 }
@@ -317,6 +333,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     public func remove(_ observer: Observer, from mode: Mode) {
         state.withLock { state in
             if mode == .common { state.commonObservers.remove(observer) }
+            observersVersion.add(1, ordering: .releasing)
             for target in state.targets(of: mode) { state.modes[target]?.observers.removeAll { $0 === observer } }
         }
     }
@@ -371,8 +388,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             }
             blocks.noteExisting(modes)
         }
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if sleep.claimWake() { waker.wake() }
+        sleep.wake()
     }
 
     /// Makes a sleeping loop return from its wait; the run goes on.
@@ -383,12 +399,13 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             guard !state.runs.isEmpty else { return false }
             // Asleep: ending that sleep is the whole wake. Marking it as pending too would
-            // make the next wait return at once as well: two passes for one wake.
-            if state.claimWake() { return true }
-            if !sleep.sleeping.load(ordering: .sequentiallyConsistent) { state.wakeRequested = true }
+            // make the next wait return at once as well: two passes for one wake. (The loop
+            // decides to sleep under this lock, so it cannot fall asleep in between.)
+            if sleep.isAsleep { return true }
+            wakeRequested.store(true, ordering: .releasing)
             return false
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     /// Ends the innermost active run after its current pass (its blocks still run).
@@ -398,9 +415,9 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             guard !state.runs.isEmpty else { return false }
             state.runs[state.runs.count - 1].stopped = true
-            return state.claimWake()
+            return true
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     // MARK: - Called by items
@@ -410,10 +427,11 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             guard state.containsAnywhere(source) else { return false }
             if !state.signalled.contains(source) { state.signalled.append(source) }
-            guard let mode = state.currentMode, state.modes.read(mode, { $0.contains(source) }) == true else { return false }
-            return state.claimWake()
+            maybeSignalled.store(true, ordering: .releasing)
+            guard let mode = state.currentMode else { return false }
+            return state.modes.read(mode, { $0.contains(source) }) == true
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     /// Removes an invalidated source from every mode; returns the modes it was in.
@@ -426,10 +444,10 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.signalled.removeAll { $0 === source }
             var removed: [Mode] = []
             state.modes.updateEach { mode, modeState in if modeState.remove(source) { removed.append(mode) } }
-            if !source.isVersion0, !removed.isEmpty { state.descriptorsChanged = true }
-            return (removed, state.claimWakeIfEmptied())
+            if !source.isVersion0, !removed.isEmpty { descriptorsChanged.store(true, ordering: .releasing) }
+            return (removed, state.sleepingModeEmptied())
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
         return removed
     }
 
@@ -437,7 +455,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// thread (see ``BackendAccess``).
     func releaseRemovedDescriptors() {
         // A sleeping loop holds the backend: wake it so that it lets go.
-        let unwatchable = backendAccess.withLockWakingLoop({ if sleep.claimWake() { waker.wake() } }) { access in
+        let unwatchable = backendAccess.withLockWakingLoop({ sleep.wake() }) { access in
             syncRegistrations(access, for: nil)
         }
         invalidate(unwatchable)
@@ -451,10 +469,9 @@ public final class Loop: Sendable, CustomStringConvertible {
         guard let backend = access.backend, let mode = mode ?? access.descriptors.mode else { return [] }
         let mainQueue = mainQueue ?? access.descriptors.mainQueue?.descriptor
         let sources: [Source]? = state.withLock { state in
-            guard state.descriptorsChanged || access.descriptors.mode != mode || access.descriptors.mainQueue?.descriptor != mainQueue else {
-                return nil
-            }
-            state.descriptorsChanged = false
+            guard descriptorsChanged.load(ordering: .acquiring) || access.descriptors.mode != mode
+                || access.descriptors.mainQueue?.descriptor != mainQueue else { return nil }
+            descriptorsChanged.store(false, ordering: .relaxed)
             return state.modes.read(mode) { Array($0.versionOne.values) } ?? []
         }
         guard let sources else { return [] }
@@ -474,15 +491,16 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = state.withLock { state in
             state.commonTimers.remove(timer)
             state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer), invalidated: true) }
-            return state.claimWakeIfEmptied()
+            return state.sleepingModeEmptied()
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 
     /// Removes an invalidated observer from every mode.
     func detach(_ observer: Observer) {
         state.withLock { state in
             state.commonObservers.remove(observer)
+            observersVersion.add(1, ordering: .releasing)
             state.modes.updateEach { $0.observers.removeAll { $0 === observer } }
         }
     }
@@ -498,9 +516,9 @@ public final class Loop: Sendable, CustomStringConvertible {
                 modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation)
                 if currentMode == mode, sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
             }
-            return wake && state.claimWake()
+            return wake
         }
-        if wake { waker.wake() }
+        if wake { sleep.wake() }
     }
 }
 

@@ -26,6 +26,14 @@ struct ModeState {
         return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
     }
 
+    /// Begins a timer step (see ``TimerQueue``) when a live timer is due by `limit`; returns
+    /// its mark, or `nil` when nothing is due.
+    mutating func beginTimerStep(dueBy limit: ContinuousClock.Instant) -> UInt64? {
+        let step = timerQueue.beginStep()
+        let (timers, leftAt) = (self.timers, timersLeftAt)
+        return timerQueue.hasDue(notAfter: limit) { ModeState.timer(for: $0, in: timers, leftAt: leftAt) } ? step : nil
+    }
+
     /// Queues `timer` (already in ``timers``) at `instant`, as arming `generation`.
     mutating func queue(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
         timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
@@ -99,16 +107,12 @@ struct LoopState {
     var commonTimers = CommonItems<Loop.Timer>()
     var commonObservers = CommonItems<Loop.Observer>()
     let blocks: BlockQueue
-    let sleep: SleepFlags
+    let sleep: SleepGate
     /// Version-0 sources of this loop that were signalled and may still be waiting to run.
     var signalled: [Loop.Source] = []
     var runs: [RunRecord] = []
     /// When the current sleep ends by itself; `nil` sleeps until an event.
     var sleepDeadline: ContinuousClock.Instant?
-    /// `wakeUp()` was called during this run and no wait has consumed it yet.
-    var wakeRequested = false
-    /// The version-1 sources changed since the backend was last told.
-    var descriptorsChanged = true
     var isTornDown = false
     /// This is the main thread's loop, whose common modes stand for the dispatch main queue.
     var servesMainQueue = false
@@ -136,28 +140,19 @@ struct LoopState {
         servesMainQueue && !isDrainingMainQueue && commonModes.contains(mode)
     }
 
-    /// Work, other than blocks, that must stop the loop from sleeping in `mode` (blocks are
-    /// checked after `sleeping` is published; see ``SleepFlags``).
+    /// Work, other than blocks and wakes, that must stop the loop from sleeping in `mode`
+    /// (blocks are looked for after the loop has published that it sleeps; see ``SleepGate``).
     func hasPendingWork(in mode: Loop.Mode) -> Bool {
-        if wakeRequested || runs.last?.stopped == true { return true }
+        if runs.last?.stopped == true { return true }
         guard !signalled.isEmpty else { return false }
         return modes.read(mode) { state in signalled.contains { $0.isSignalled && state.contains($0) } } ?? false
     }
 
-    /// True when the caller must call the waker: the loop sleeps and no wake was sent yet.
-    func claimWake() -> Bool { sleep.claimWake() }
-
-    /// Marks the sleeping loop for a wake when `mode` is the one it sleeps in.
-    func claimWake(ifCurrent mode: Loop.Mode) -> Bool {
-        guard let current = currentMode, current == mode else { return false }
-        return claimWake()
-    }
-
-    /// Marks the sleeping loop for a wake when its mode has just become empty, so that the
-    /// run ends now instead of at its next timer or timeout.
-    func claimWakeIfEmptied() -> Bool {
-        guard sleep.sleeping.load(ordering: .sequentiallyConsistent), let mode = currentMode, isEmpty(mode) else { return false }
-        return claimWake()
+    /// Whether the sleeping loop must wake because its mode has just become empty, so that
+    /// the run ends now instead of at its next timer or timeout.
+    func sleepingModeEmptied() -> Bool {
+        guard sleep.isAsleep, let mode = currentMode else { return false }
+        return isEmpty(mode)
     }
 
     /// Whether `source` is still in any mode of this loop.

@@ -9,6 +9,12 @@ final class ThreadLocalState: @unchecked Sendable {
     /// The dispatch main queue's eventfd, once the main loop has bound it.
     var mainQueuePort: Int32?
     var timerSlack = TimerSlack()
+    /// The observers of the mode notified last, while no observer changed.
+    var observers = ObserverSnapshot.empty
+    /// The mode whose descriptors the backend watches, and the dispatch main queue's
+    /// descriptor when it watches that too: only this thread changes them.
+    var registeredMode: Loop.Mode?
+    var registeredMainQueue: Int32?
 
     init() {
         events.reserveCapacity(64)

@@ -131,6 +131,19 @@ struct TimerQueue {
         return nil
     }
 
+    /// Whether a live entry is due at or before `limit` (stale entries on top are dropped).
+    mutating func hasDue(notAfter limit: ContinuousClock.Instant, live: (Key) -> Loop.Timer?) -> Bool {
+        let limit = QueueTime.nanosecondsRoundedDown(limit)
+        while let top = byInstant.min {
+            guard live(top.key) != nil else {
+                byInstant.removeMin()
+                continue
+            }
+            return top.instant <= limit
+        }
+        return false
+    }
+
     /// The latest instant the loop may wake and still serve every timer within its
     /// tolerance, and the tolerance of the timer that sets it.
     mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
