@@ -4,10 +4,11 @@ import Synchronization
 /// The blocks queued by `perform`, behind their own lock so that posting a block never
 /// contends with the loop's state lock (lock order: the loop's state, then this).
 ///
-/// A drain takes blocks one at a time, straight from this queue, up to the newest block that
-/// was queued when the drain began. A block that runs the loop again (a nested run) therefore
-/// sees every block still waiting, in order: nothing is hidden in a drain's private batch, so
-/// FIFO order holds across nesting and a mode with a queued block is never taken for empty.
+/// A drain takes blocks in runs, up to the newest block that was queued when the drain began,
+/// into the loop thread's list of taken blocks (``ThreadLocalState/takenBlocks``), and runs
+/// them from there. A block that runs the loop again (a nested run) sees the blocks taken and
+/// not yet run before those still queued (they are older), so FIFO order holds across nesting
+/// and a mode with a block waiting in either place is never taken for empty.
 final class BlockQueue: Sendable {
     private struct Entry {
         /// Increasing in queue order; a drain's limit is a sequence number.
@@ -23,6 +24,8 @@ final class BlockQueue: Sendable {
         /// never drops a mode, so once a block's modes are known here, posting it needs no
         /// look at the loop's state (and no wait for its lock, which a busy loop holds often).
         var knownModes: Set<Loop.Mode> = [.default, .common]
+        /// The same, for modes with a bit: the check a post makes.
+        var knownMask: UInt64 = Loop.Mode.default.bit! | Loop.Mode.common.bit!
     }
 
     private let queue = Lock(Queue())
@@ -48,14 +51,26 @@ final class BlockQueue: Sendable {
             queue.lastSequence += 1
             queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
             count.store(queue.entries.count, ordering: .releasing)
-            guard case let .some(modes) = block.modes, !queue.knownModes.isSuperset(of: modes) else { return .queued }
-            return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
+            switch block.modes {
+            case .common:
+                return .queued
+            case let .mask(mask):
+                let unknown = mask & ~queue.knownMask
+                guard unknown != 0 else { return .queued }
+                return .queuedWithNewModes((0..<64).filter { unknown & (1 << UInt64($0)) != 0 }.map(Loop.Mode.init(index:)))
+            case let .some(modes):
+                guard !queue.knownModes.isSuperset(of: modes) else { return .queued }
+                return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
+            }
         }
     }
 
     /// Records that `modes` exist in the loop.
     func noteExisting(_ modes: [Loop.Mode]) {
-        queue.withLock { $0.knownModes.formUnion(modes) }
+        queue.withLock { queue in
+            queue.knownModes.formUnion(modes)
+            for mode in modes { queue.knownMask |= mode.bit ?? 0 }
+        }
     }
 
     /// The limit of a drain that begins now: the newest block's sequence number, or `nil`
@@ -65,30 +80,42 @@ final class BlockQueue: Sendable {
         return queue.withLock { $0.entries.isEmpty ? nil : $0.lastSequence }
     }
 
-    /// Removes and returns the oldest block queued no later than `limit` that runs in `mode`;
-    /// blocks for other modes keep their places.
-    func popFirst(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>, notAfter limit: UInt64) -> PendingBlock? {
+    /// The most blocks one ``take(runningIn:modeIsCommon:notAfter:into:)`` moves.
+    static let batchLimit = 64
+
+    /// Moves the oldest block queued no later than `limit` that runs in `mode` to the end of
+    /// `taken`, and when it was the oldest block of all, the blocks right behind it that run
+    /// in `mode` too (a run of at most ``batchLimit``), so that a drain takes the lock once
+    /// per run of blocks rather than once per block. Blocks for other modes keep their places.
+    ///
+    /// Blocks behind one for another mode are not taken with it: a block the drain runs may
+    /// make `mode` common, and the skipped block may then run in `mode`, before those behind it.
+    /// - Returns: whether a block was taken.
+    func take(runningIn mode: Loop.Mode, modeIsCommon: Bool, notAfter limit: UInt64, into taken: inout Deque<PendingBlock>) -> Bool {
         queue.withLock { queue in
-            var index = queue.entries.startIndex
-            while index < queue.entries.endIndex {
-                let entry = queue.entries[index]
-                guard entry.sequence <= limit else { return nil }
-                if entry.block.runs(in: mode, commonModes: commonModes) {
-                    defer { count.store(queue.entries.count, ordering: .releasing) }
-                    return index == queue.entries.startIndex
-                        ? queue.entries.removeFirst().block
-                        : queue.entries.remove(at: index).block
-                }
-                index += 1
+            defer { count.store(queue.entries.count, ordering: .releasing) }
+            guard let first = queue.entries.firstIndex(where: { $0.sequence > limit || $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }),
+                  queue.entries[first].sequence <= limit else { return false }
+            guard first == queue.entries.startIndex else {
+                taken.append(queue.entries.remove(at: first).block)
+                return true
             }
-            return nil
+            var moved = 0
+            while moved < BlockQueue.batchLimit, let next = queue.entries.first, next.sequence <= limit,
+                  next.block.runs(in: mode, modeIsCommon: modeIsCommon) {
+                taken.append(queue.entries.removeFirst().block)
+                moved += 1
+            }
+            return true
         }
     }
 
     /// Whether a queued block runs in `mode`, given the common modes.
     func hasBlock(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>) -> Bool {
-        queue.withLock { queue in
-            queue.entries.contains { $0.block.runs(in: mode, commonModes: commonModes) }
+        guard count.load(ordering: .acquiring) > 0 else { return false }
+        let modeIsCommon = commonModes.contains(mode)
+        return queue.withLock { queue in
+            queue.entries.contains { $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }
         }
     }
 
@@ -107,11 +134,15 @@ final class BlockQueue: Sendable {
 }
 
 extension PendingBlock {
-    /// Whether this block runs while the loop runs `mode`.
-    func runs(in mode: Loop.Mode, commonModes: Set<Loop.Mode>) -> Bool {
+    /// Whether this block runs while the loop runs `mode`, given whether `mode` is common.
+    func runs(in mode: Loop.Mode, modeIsCommon: Bool) -> Bool {
         switch modes {
-        case .common: commonModes.contains(mode)
-        case let .some(modes): modes.contains(mode) || (modes.contains(.common) && commonModes.contains(mode))
+        case .common:
+            modeIsCommon
+        case let .mask(mask):
+            mask & (mode.bit ?? 0) != 0 || (modeIsCommon && mask & Loop.Mode.common.bit! != 0)
+        case let .some(modes):
+            modes.contains(mode) || (modeIsCommon && modes.contains(.common))
         }
     }
 }

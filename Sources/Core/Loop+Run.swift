@@ -40,7 +40,7 @@ extension Loop {
         }
         bindMainQueueIfMain()
         let entered: Bool = state.withLock { state in
-            guard !state.isTornDown, state.modes.contains(mode), !state.isEmpty(mode) else { return false }
+            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return false }
             state.runs.append(RunRecord(mode: mode))
             return true
         }
@@ -110,13 +110,13 @@ extension Loop {
         if let deadline = run.deadline, now >= deadline { return .timedOut }
         return state.withLock { state in
             if state.runs.last!.stopped { return .stopped }
-            if state.isEmpty(run.mode) { return .finished }
+            if isEmpty(run.mode, state) { return .finished }
             return nil
         }
     }
 
     private func modeIsEmpty(_ mode: Mode) -> Bool {
-        state.withLock { $0.isEmpty(mode) }
+        state.withLock { isEmpty(mode, $0) }
     }
 
     // MARK: - Phases
@@ -142,21 +142,40 @@ extension Loop {
     /// Runs the blocks queued for `mode` before this drain; blocks for other modes stay queued
     /// in order, and blocks queued during the drain wait for a later one.
     ///
-    /// Blocks are taken one at a time from the shared queue, so a run nested in a block sees
-    /// the blocks this drain has not reached yet (and may run them, oldest first).
+    /// Blocks are taken from the shared queue in runs (one lock per run) into
+    /// ``ThreadLocalState/takenBlocks`` and run from there, oldest first: a run nested in a
+    /// block finds the blocks this drain took and has not reached before those still queued,
+    /// and may run them.
     private func drainBlocks(in mode: Mode) {
-        guard let limit = blocks.drainLimit() else { return }
+        let limit = blocks.drainLimit()
+        guard limit != nil || !local.takenBlocks.isEmpty else { return }
         var version = commonModesVersion.load(ordering: .acquiring)
-        var commonModes = state.withLock { $0.commonModes }
-        while let block = blocks.popFirst(runningIn: mode, commonModes: commonModes, notAfter: limit) {
+        var modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
+        while true {
+            guard let index = local.takenBlocks.firstIndex(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) else {
+                guard let limit, blocks.take(runningIn: mode, modeIsCommon: modeIsCommon, notAfter: limit, into: &local.takenBlocks) else {
+                    return
+                }
+                continue
+            }
+            let block = index == local.takenBlocks.startIndex ? local.takenBlocks.removeFirst() : local.takenBlocks.remove(at: index)
             callingOutToBlock(block.body)
             // A block that made a mode common changes which of the next blocks run here.
             let current = commonModesVersion.load(ordering: .acquiring)
             if current != version {
                 version = current
-                commonModes = state.withLock { $0.commonModes }
+                modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
             }
         }
+    }
+
+    /// Whether `mode` has nothing to serve: no source, no timer, no block queued or taken by
+    /// a drain this run is nested in. On the loop's thread, with the state lock held.
+    private func isEmpty(_ mode: Mode, _ state: borrowing LoopState) -> Bool {
+        guard state.isEmpty(mode) else { return false }
+        guard !local.takenBlocks.isEmpty else { return true }
+        let modeIsCommon = state.commonModes.contains(mode)
+        return !local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: modeIsCommon) }
     }
 
     /// Performs the signalled version-0 sources of `mode` by order, then first signal.
@@ -249,7 +268,7 @@ extension Loop {
             let woken = wakeRequested.exchange(false, ordering: .acquiring)
             // Sources added since the sync must be registered before sleeping: poll, and the
             // next pass syncs them.
-            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) || state.isEmpty(mode) {
+            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) || isEmpty(mode, state) {
                 return .poll
             }
             var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)

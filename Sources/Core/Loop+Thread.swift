@@ -116,6 +116,8 @@ extension Loop {
         // Released here, with no lock held.
         withExtendedLifetime(retired) {}
         local.readySources = []
+        local.takenBlocks = []
+        local.observers = .empty
         withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }

@@ -366,9 +366,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// `modes` is a programming error that traps with a message. Safe to call from any thread.
     public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
         precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
-        // `modes == [.common]` would build a set at every call.
-        let onlyCommon = modes.count == 1 && modes.contains(.common)
-        enqueue(PendingBlock(modes: onlyCommon ? .common : .some(modes), body: block))
+        enqueue(PendingBlock(modes: BlockModes(modes), body: block))
     }
 
     private func enqueue(_ block: PendingBlock) {

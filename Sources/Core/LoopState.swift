@@ -83,7 +83,34 @@ struct ModeState {
 enum BlockModes {
     /// The common modes at the time the block is drained.
     case common
+    /// The modes whose numbers are the set bits (``Mode/common``'s bit stands for the common
+    /// modes at the time the block is drained): every mode of a program that uses fewer than
+    /// 64 modes. A post tests and a drain matches a block with a mask, not a hash.
+    case mask(UInt64)
+    /// Modes beyond the mask's reach.
     case some(Set<Loop.Mode>)
+
+    /// `modes`, as a mask when every mode fits in one.
+    init(_ modes: Set<Loop.Mode>) {
+        if modes.count == 1, modes.contains(.common) {
+            self = .common
+            return
+        }
+        var mask: UInt64 = 0
+        for mode in modes {
+            guard let bit = mode.bit else {
+                self = .some(modes)
+                return
+            }
+            mask |= bit
+        }
+        self = .mask(mask)
+    }
+}
+
+extension Loop.Mode {
+    /// The mode's bit in a ``BlockModes/mask(_:)``, if its number has one.
+    var bit: UInt64? { index < 64 ? 1 << UInt64(index) : nil }
 }
 
 /// A block queued by ``Loop/perform(in:_:)``.

@@ -1,3 +1,4 @@
+import DequeModule
 import Glibc
 
 /// The part of a loop that only its own thread touches: the buffers a pass reuses so that a
@@ -9,6 +10,9 @@ final class ThreadLocalState: @unchecked Sendable {
     /// The dispatch main queue's eventfd, once the main loop has bound it.
     var mainQueuePort: Int32?
     var timerSlack = TimerSlack()
+    /// Blocks a drain took from the queue and has not run yet, oldest first (see
+    /// ``BlockQueue``): a drain nested in one of them serves these first.
+    var takenBlocks: Deque<PendingBlock> = []
     /// The observers of the mode notified last, while no observer changed.
     var observers = ObserverSnapshot.empty
     /// The mode whose descriptors the backend watches, and the dispatch main queue's
