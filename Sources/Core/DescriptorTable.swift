@@ -10,8 +10,11 @@ struct DescriptorTable {
         let descriptor: Int32
         let token: Token
         var interest: Interest
-        /// The sources this registration serves, as they were when it was made.
-        var sources: [Loop.Source]
+        /// The mode's sources on this descriptor when the registration was made.
+        let members: [Loop.Source]
+        /// Those of ``members`` that are watched: the ones whose descriptor still names the
+        /// file they were made for.
+        let sources: [Loop.Source]
     }
 
     private var byDescriptor: [Int32: Registration] = [:]
@@ -38,55 +41,76 @@ struct DescriptorTable {
         }
     }
 
-    /// Makes the backend watch exactly the descriptors of `sources`, the sources of `mode`.
+    /// What changed in the sources a sync brings the backend in line with.
+    enum Changes {
+        /// The mode's descriptors, all of them: registrations for any other descriptor go.
+        case all([Int32: [Loop.Source]])
+        /// The descriptors of the registered mode whose sources changed, with their sources
+        /// now (none: the descriptor leaves); the others stay as they are.
+        case some([(Int32, [Loop.Source])])
+    }
+
+    /// Makes the backend watch the descriptors of `mode`'s version-1 sources, as `changes`
+    /// says they are now.
     ///
-    /// A descriptor whose set of sources is unchanged keeps its registration; otherwise it is
-    /// registered afresh under a new token. Whenever a descriptor is registered, the file it
-    /// names now is compared with the file each of its sources was made for: a source whose
-    /// descriptor was closed and reused behind its back is never watched (its handler would
-    /// otherwise hear about a stranger's file), even when it was watched before and another
-    /// source on the reused number is what made the registration change. A source that cannot
-    /// be watched is returned, so that RunLoopKit never leaves a source that silently cannot fire.
-    mutating func sync(_ sources: [Loop.Source], mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) -> [Unwatchable] {
+    /// A descriptor whose list of sources is unchanged keeps its registration (a descriptor
+    /// shared by two modes is not registered again when the loop switches between them);
+    /// otherwise it is registered afresh under a new token. Whenever a descriptor is
+    /// registered, the file it names now is compared with the file each of its sources was
+    /// made for: a source whose descriptor was closed and reused behind its back is never
+    /// watched (its handler would otherwise hear about a stranger's file), even when it was
+    /// watched before and another source on the reused number is what made the registration
+    /// change. A source that cannot be watched is returned, so that RunLoopKit never leaves a
+    /// source that silently cannot fire.
+    mutating func sync(_ changes: Changes, mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) -> [Unwatchable] {
         self.mode = mode
         syncMainQueue(mainQueueDescriptor, with: backend)
         var unwatchable: [Unwatchable] = []
-        var wanted: [Int32: [Loop.Source]] = [:]
-        for source in sources {
-            guard let (fd, _) = source.watchedDescriptor else { continue }
-            wanted[fd, default: []].append(source)
-        }
-        for (fd, registration) in byDescriptor where wanted[fd] == nil {
-            unregister(registration, from: backend)
-        }
-        for (fd, candidates) in wanted {
-            let old = byDescriptor[fd]
-            if let old, old.sources.elementsEqual(candidates, by: ===) { continue }
-            if let old { unregister(old, from: backend) }
-            let now = FileIdentity(of: fd)
-            var watched: [Loop.Source] = []
-            var interest: Interest = []
-            for source in candidates {
-                guard now == source.fileIdentity, let (_, wants) = source.watchedDescriptor else {
-                    unwatchable.append(.closed(source, descriptor: fd, nowNames: now))
-                    continue
-                }
-                watched.append(source)
-                interest.formUnion(wants)
+        switch changes {
+        case let .all(wanted):
+            for (fd, registration) in byDescriptor where wanted[fd] == nil {
+                unregister(registration, from: backend)
             }
-            guard !watched.isEmpty else { continue }
-            let token = Token(rawValue: Ordinal.next())
-            do {
-                try backend.register(fd, token: token, interest: interest)
-                byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, sources: watched)
-                byToken[token] = fd
-            } catch {
-                for source in watched {
-                    unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
-                }
+            for (fd, candidates) in wanted {
+                sync(fd, to: candidates, with: backend, unwatchable: &unwatchable)
+            }
+        case let .some(changed):
+            for (fd, candidates) in changed {
+                sync(fd, to: candidates, with: backend, unwatchable: &unwatchable)
             }
         }
         return unwatchable
+    }
+
+    /// Registers `fd` for `candidates`, its sources now, unless it is registered for them
+    /// already; unregisters it when there are none.
+    private mutating func sync(_ fd: Int32, to candidates: [Loop.Source], with backend: any Backend, unwatchable: inout [Unwatchable]) {
+        let old = byDescriptor[fd]
+        if let old, old.members.elementsEqual(candidates, by: ===) { return }
+        if let old { unregister(old, from: backend) }
+        guard !candidates.isEmpty else { return }
+        let now = FileIdentity(of: fd)
+        var watched: [Loop.Source] = []
+        var interest: Interest = []
+        for source in candidates {
+            guard now == source.fileIdentity, let (_, wants) = source.watchedDescriptor else {
+                unwatchable.append(.closed(source, descriptor: fd, nowNames: now))
+                continue
+            }
+            watched.append(source)
+            interest.formUnion(wants)
+        }
+        guard !watched.isEmpty else { return }
+        let token = Token(rawValue: Ordinal.next())
+        do {
+            try backend.register(fd, token: token, interest: interest)
+            byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, members: candidates, sources: watched)
+            byToken[token] = fd
+        } catch {
+            for source in watched {
+                unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
+            }
+        }
     }
 
     /// Watches the dispatch main queue's eventfd (main loop, common modes, outside a

@@ -466,14 +466,19 @@ public final class Loop: Sendable, CustomStringConvertible {
     func syncRegistrations(_ access: BackendAccess, for mode: Mode?, mainQueue: Int32?? = .none) -> [DescriptorTable.Unwatchable] {
         guard let backend = access.backend, let mode = mode ?? access.descriptors.mode else { return [] }
         let mainQueue = mainQueue ?? access.descriptors.mainQueue?.descriptor
-        let sources: [Source]? = state.withLock { state in
+        let changes: DescriptorTable.Changes? = state.withLock { state in
             guard descriptorsChanged.load(ordering: .acquiring) || access.descriptors.mode != mode
                 || access.descriptors.mainQueue?.descriptor != mainQueue else { return nil }
             descriptorsChanged.store(false, ordering: .relaxed)
-            return state.modes.read(mode) { Array($0.versionOne.values) } ?? []
+            let stays = access.descriptors.mode == mode
+            return state.modes.update(mode) { modeState in
+                defer { modeState.changedDescriptors.removeAll(keepingCapacity: true) }
+                guard stays else { return .all(modeState.descriptorSources) }
+                return .some(modeState.changedDescriptors.map { ($0, modeState.descriptorSources[$0] ?? []) })
+            } ?? .all([:])
         }
-        guard let sources else { return [] }
-        return access.descriptors.sync(sources, mode: mode, mainQueue: mainQueue, with: backend)
+        guard let changes else { return [] }
+        return access.descriptors.sync(changes, mode: mode, mainQueue: mainQueue, with: backend)
     }
 
     /// Reports and invalidates sources that cannot be watched. No lock may be held.
@@ -527,13 +532,27 @@ extension ModeState {
         if source.isVersion0 {
             return versionZero.updateValue(source, forKey: id) == nil
         }
-        return versionOne.updateValue(source, forKey: id) == nil
+        guard versionOne.updateValue(source, forKey: id) == nil else { return false }
+        if let (fd, _) = source.watchedDescriptor {
+            descriptorSources[fd, default: []].append(source)
+            changedDescriptors.insert(fd)
+        }
+        return true
     }
 
     /// Removes `source`; false when it was not there.
     mutating func remove(_ source: Loop.Source) -> Bool {
         let id = ObjectIdentifier(source)
         if source.isVersion0 { return versionZero.removeValue(forKey: id) != nil }
-        return versionOne.removeValue(forKey: id) != nil
+        guard versionOne.removeValue(forKey: id) != nil else { return false }
+        if let (fd, _) = source.watchedDescriptor {
+            let remaining = descriptorSources.update(fd) { sources in
+                sources.removeAll { $0 === source }
+                return sources.count
+            }
+            if remaining == 0 { descriptorSources[fd] = nil }
+            changedDescriptors.insert(fd)
+        }
+        return true
     }
 }

@@ -4,6 +4,13 @@ import DequeModule
 struct ModeState {
     var versionZero: [ObjectIdentifier: Loop.Source] = [:]
     var versionOne: [ObjectIdentifier: Loop.Source] = [:]
+    /// The version-1 sources by descriptor, each list in the order its sources joined: what
+    /// the backend must watch while this mode runs.
+    var descriptorSources: [Int32: [Loop.Source]] = [:]
+    /// Descriptors whose list of sources changed since the registrations were last brought in
+    /// line with this mode: when this mode stays registered, only these need looking at, so
+    /// that adding or removing one of 10,000 sources costs one descriptor's work, not 10,000.
+    var changedDescriptors: Set<Int32> = []
     var timers: [ObjectIdentifier: Loop.Timer] = [:]
     var timerQueue = TimerQueue()
     /// When each timer that left this mode (and may join it again) left, on the timer queue's
