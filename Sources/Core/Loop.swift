@@ -249,26 +249,26 @@ public final class Loop: Sendable, CustomStringConvertible {
             return state.withLock { state in
                 guard !state.isTornDown else { return false }
                 let id = ObjectIdentifier(timer)
-                let joins = targets(&state).filter { state.modes.read($0) { $0.timers[id] != nil } != true }
-                guard !joins.isEmpty else { return false }
                 // Clamped only when it first joins this loop's modes (through add or a mode
                 // made common): a timer already queued and overdue is simply due. Clamping
                 // re-anchors a repeating timer's grid.
-                let now = self.now
-                if !timerState.isFiring, timerState.fireInstant < now, !state.modes.containsMode(where: { $0.timers[id] != nil }) {
-                    timerState.fireInstant = now
-                    timer.generation.add(1, ordering: .acquiringAndReleasing)
+                if !timerState.isFiring, !state.modes.containsMode(where: { $0.timers[id] != nil }) {
+                    let now = self.now
+                    if timerState.fireInstant < now {
+                        timerState.fireInstant = now
+                        timer.generation.add(1, ordering: .acquiringAndReleasing)
+                    }
                 }
                 let generation = timer.generation.load(ordering: .acquiring)
                 let (instant, tolerance) = (timerState.fireInstant, timerState.tolerance)
+                // A firing timer is queued again by the loop when its callback returns.
+                let queues = !timerState.isFiring
                 var wake = false
-                for target in joins {
-                    state.modes[target, default: ModeState()].timers[id] = timer
-                    // A firing timer is queued again by the loop when its callback returns.
-                    if !timerState.isFiring {
-                        state.modes[target]!.queue(timer, at: instant, tolerance: tolerance, generation: generation)
+                for target in targets(&state) {
+                    let joined = state.modes[target, default: ModeState()].join(timer, id: id) { modeState in
+                        if queues { modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation) }
                     }
-                    if state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {
+                    if joined, state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {
                         wake = true
                     }
                 }

@@ -10,6 +10,11 @@ import HeapModule
 /// re-arm and invalidate stay O(log n) amortized with swift-collections' `Heap`, which cannot
 /// remove an arbitrary element.
 ///
+/// Timers with no tolerance, most of them, are kept apart from those with one: their instant
+/// is their deadline, so one heap answers both "what is due" and "until when may the loop
+/// sleep", and queueing or firing one sifts a single heap. Timers with a tolerance need a
+/// second heap by deadline. Due timers are taken from whichever instant heap's top is first.
+///
 /// Entries are plain integers: instants as nanoseconds on ``QueueTime``'s scale, so that the
 /// heap compares and moves fixed-size values instead of going through the value witnesses of
 /// `ContinuousClock.Instant` (a resilient type) at every step of a sift.
@@ -40,6 +45,8 @@ struct TimerQueue {
         let instant: Int64
         let order: Int
         let sequence: UInt64
+        /// The timer has no tolerance: the entry lives in ``TimerQueue/exact``.
+        let isExact: Bool
         let key: Key
 
         static func < (a: Entry, b: Entry) -> Bool {
@@ -65,13 +72,19 @@ struct TimerQueue {
         static func == (a: Deadline, b: Deadline) -> Bool { a.deadline == b.deadline }
     }
 
-    private var byInstant = Heap<Entry>()
+    /// Entries of timers with no tolerance, by instant: each is due at its own deadline, so
+    /// one heap serves both questions (most timers have no tolerance, and then a queue
+    /// operation sifts one heap, not two).
+    private var exact = Heap<Entry>()
+    /// Entries of timers with a tolerance, by instant.
+    private var tolerant = Heap<Entry>()
+    /// The same entries by instant + tolerance: with ``exact``, what the loop's sleep is
+    /// bounded by.
+    private var byDeadline = Heap<Deadline>()
     /// Entries queued during the current step, set aside until it ends.
     private var setAside: [Entry] = []
     /// How many entries were ever queued: the clock of `queuedAt`.
     private var queued: UInt64 = 0
-    /// The same entries by instant + tolerance: what the loop's sleep is bounded by.
-    private var byDeadline = Heap<Deadline>()
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
     mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
@@ -79,15 +92,22 @@ struct TimerQueue {
         let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
         let instant = QueueTime.nanosecondsRoundedUp(instant)
         let tolerance = tolerance.nanosecondsClampedToZero
-        byInstant.insert(Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed), key: key))
+        let entry = Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed),
+                          isExact: tolerance == 0, key: key)
+        guard !entry.isExact else {
+            exact.insert(entry)
+            return
+        }
+        tolerant.insert(entry)
         byDeadline.insert(Deadline(deadline: instant.addingSaturating(tolerance), tolerance: tolerance, key: key))
     }
 
-    /// Drops every stale entry, from both heaps and from the entries set aside: O(n), done
+    /// Drops every stale entry, from the heaps and from the entries set aside: O(n), done
     /// once ``isMostlyStale(liveCount:)`` (after at least n/2 stale entries accumulated), so
     /// O(1) amortized per entry queued.
     mutating func compact(live: (Key) -> Loop.Timer?) {
-        byInstant = Heap(byInstant.unordered.filter { live($0.key) != nil })
+        exact = Heap(exact.unordered.filter { live($0.key) != nil })
+        tolerant = Heap(tolerant.unordered.filter { live($0.key) != nil })
         byDeadline = Heap(byDeadline.unordered.filter { live($0.key) != nil })
         setAside.removeAll { live($0.key) == nil }
     }
@@ -104,7 +124,9 @@ struct TimerQueue {
 
     /// Ends a timer step: entries set aside during it are queued again.
     mutating func endStep() {
-        for entry in setAside { byInstant.insert(entry) }
+        for entry in setAside {
+            if entry.isExact { exact.insert(entry) } else { tolerant.insert(entry) }
+        }
         setAside.removeAll(keepingCapacity: true)
     }
 
@@ -115,13 +137,13 @@ struct TimerQueue {
     mutating func popDue(notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
         // Rounded down, where instants are rounded up: a timer is never taken for due early.
         let limit = QueueTime.nanosecondsRoundedDown(limit)
-        while let top = byInstant.min {
-            guard let timer = live(top.key) else {
-                byInstant.removeMin()
-                continue
-            }
+        // The timer popped last has fired or been re-armed since: its deadline entry is stale
+        // now. Dropping stale deadlines here keeps that heap as small as the other while a
+        // step fires many timers, instead of letting it grow until a compaction rebuilds all.
+        while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
+        while let (top, timer, isExact) = liveTop(live: live) {
             guard top.instant <= limit else { return nil }
-            byInstant.removeMin()
+            if isExact { exact.removeMin() } else { tolerant.removeMin() }
             if top.key.queuedAt > step {
                 setAside.append(top)
                 continue
@@ -134,30 +156,59 @@ struct TimerQueue {
     /// Whether a live entry is due at or before `limit` (stale entries on top are dropped).
     mutating func hasDue(notAfter limit: ContinuousClock.Instant, live: (Key) -> Loop.Timer?) -> Bool {
         let limit = QueueTime.nanosecondsRoundedDown(limit)
-        while let top = byInstant.min {
-            guard live(top.key) != nil else {
-                byInstant.removeMin()
-                continue
+        return liveTop(live: live).map { $0.entry.instant <= limit } ?? false
+    }
+
+    /// The first live entry by instant, of either heap, with its timer; stale entries on top
+    /// of either are dropped.
+    private mutating func liveTop(live: (Key) -> Loop.Timer?) -> (entry: Entry, timer: Loop.Timer, isExact: Bool)? {
+        var exactTop: (Entry, Loop.Timer)?
+        while let top = exact.min {
+            if let timer = live(top.key) {
+                exactTop = (top, timer)
+                break
             }
-            return top.instant <= limit
+            exact.removeMin()
         }
-        return false
+        var tolerantTop: (Entry, Loop.Timer)?
+        while let top = tolerant.min {
+            if let timer = live(top.key) {
+                tolerantTop = (top, timer)
+                break
+            }
+            tolerant.removeMin()
+        }
+        switch (exactTop, tolerantTop) {
+        case (nil, nil): return nil
+        case let ((entry, timer)?, nil): return (entry, timer, true)
+        case let (nil, (entry, timer)?): return (entry, timer, false)
+        case let ((exactEntry, exactTimer)?, (tolerantEntry, tolerantTimer)?):
+            return exactEntry < tolerantEntry ? (exactEntry, exactTimer, true) : (tolerantEntry, tolerantTimer, false)
+        }
     }
 
     /// The latest instant the loop may wake and still serve every timer within its
     /// tolerance, and the tolerance of the timer that sets it.
     mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
-        return byDeadline.min.map { (QueueTime.instant($0.deadline), .nanoseconds($0.tolerance)) }
+        while let top = exact.min, live(top.key) == nil { exact.removeMin() }
+        switch (exact.min, byDeadline.min) {
+        case (nil, nil): return nil
+        case let (exact?, nil): return (QueueTime.instant(exact.instant), .zero)
+        case let (nil, tolerant?): return (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
+        case let (exact?, tolerant?):
+            return exact.instant <= tolerant.deadline ? (QueueTime.instant(exact.instant), .zero)
+                : (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
+        }
     }
 
     /// Whether the stale entries outnumber the `liveCount` live ones (plus some slack, so
     /// that a small queue is never rebuilt over and over).
     func isMostlyStale(liveCount: Int) -> Bool {
         let limit = 2 * liveCount + 64
-        return byInstant.count > limit || byDeadline.count > limit
+        return exact.count + tolerant.count > limit || byDeadline.count > limit
     }
 
     /// How many entries the queue holds, live or stale (for tests of compaction).
-    var entryCount: Int { byInstant.count + setAside.count }
+    var entryCount: Int { exact.count + tolerant.count + setAside.count }
 }
