@@ -68,27 +68,33 @@ struct DescriptorTable {
         var unwatchable: [Unwatchable] = []
         switch changes {
         case let .all(wanted):
-            for (fd, registration) in byDescriptor where wanted[fd] == nil {
-                unregister(registration, from: backend)
+            var kept = 0
+            for (fd, candidates) in wanted where sync(fd, to: candidates, with: backend, unwatchable: &unwatchable) {
+                kept += 1
             }
-            for (fd, candidates) in wanted {
-                sync(fd, to: candidates, with: backend, unwatchable: &unwatchable)
+            // Only when some registration is not for a wanted descriptor is it looked for:
+            // switching between modes that watch the same descriptors costs one lookup each.
+            if byDescriptor.count > kept {
+                for (fd, registration) in byDescriptor where wanted[fd] == nil {
+                    unregister(registration, from: backend)
+                }
             }
         case let .some(changed):
             for (fd, candidates) in changed {
-                sync(fd, to: candidates, with: backend, unwatchable: &unwatchable)
+                _ = sync(fd, to: candidates, with: backend, unwatchable: &unwatchable)
             }
         }
         return unwatchable
     }
 
     /// Registers `fd` for `candidates`, its sources now, unless it is registered for them
-    /// already; unregisters it when there are none.
-    private mutating func sync(_ fd: Int32, to candidates: [Loop.Source], with backend: any Backend, unwatchable: inout [Unwatchable]) {
-        let old = byDescriptor[fd]
-        if let old, old.members.elementsEqual(candidates, by: ===) { return }
-        if let old { unregister(old, from: backend) }
-        guard !candidates.isEmpty else { return }
+    /// already; unregisters it when there are none. Returns whether `fd` is registered.
+    private mutating func sync(_ fd: Int32, to candidates: [Loop.Source], with backend: any Backend, unwatchable: inout [Unwatchable]) -> Bool {
+        if let index = byDescriptor.index(forKey: fd) {
+            if byDescriptor.values[index].members.elementsEqual(candidates, by: ===) { return true }
+            unregister(byDescriptor.values[index], from: backend)
+        }
+        guard !candidates.isEmpty else { return false }
         let now = FileIdentity(of: fd)
         var watched: [Loop.Source] = []
         var interest: Interest = []
@@ -100,16 +106,18 @@ struct DescriptorTable {
             watched.append(source)
             interest.formUnion(wants)
         }
-        guard !watched.isEmpty else { return }
+        guard !watched.isEmpty else { return false }
         let token = Token(rawValue: Ordinal.next())
         do {
             try backend.register(fd, token: token, interest: interest)
             byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, members: candidates, sources: watched)
             byToken[token] = fd
+            return true
         } catch {
             for source in watched {
                 unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
             }
+            return false
         }
     }
 
