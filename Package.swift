@@ -77,10 +77,12 @@ let package = Package(
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
-        .executableTarget(name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
+        .executableTarget(
+            name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
         // A program that runs one stress, fault or teardown scenario in a process of its own: the
         // tests that count descriptors or memory, lower limits or read standard error run it.
-        .executableTarget(name: "StressFixture", dependencies: ["RunLoopKit", "TestSupport"], path: "Tests/StressFixture"),
+        .executableTarget(
+            name: "StressFixture", dependencies: ["RunLoopKit", "TestSupport"], path: "Tests/StressFixture"),
         // A program that counts a loop's allocations per pass and per block, run with the malloc
         // interposer preloaded.
         .executableTarget(
@@ -90,12 +92,16 @@ let package = Package(
         ),
         // Threads, latches, pipes and counters the test targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
-        .testTarget(name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"], exclude: ["README.md"]),
+        .testTarget(
+            name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"],
+            exclude: ["README.md"]),
         // A model of SEMANTICS.md compared with Core on random operation sequences, over a
         // scripted backend and a virtual clock.
         .testTarget(
             name: "CoreTests",
-            dependencies: ["RunLoopKit", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "RunLoopKit", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/CoreTests",
             exclude: ["README.md"]
         ),

@@ -11,7 +11,7 @@ import PackageDescription
 let package = Package(
     name: "RunLoopKitBench",
     products: [
-        .executable(name: "runloopkit-bench", targets: ["RunLoopKitBench"]),
+        .executable(name: "runloopkit-bench", targets: ["RunLoopKitBench"])
     ],
     dependencies: [
         .package(name: "RunLoopKit", path: "..", traits: ["Epoll", "URing", "Libevent"]),
@@ -23,12 +23,12 @@ let package = Package(
         // Header-only: epoll, eventfd, timerfd, prctl, gettid, a CPU pause, libdispatch's
         // main-queue bridge.
         .systemLibrary(name: "CBenchSupport", path: "Sources/CBenchSupport"),
-        // liburing, for the io_uring timer floor.
-        .systemLibrary(
+        // The io_uring timer floor, in C: liburing's header must not meet Foundation's
+        // modules (see include/CBenchURing.h).
+        .target(
             name: "CBenchURing",
             path: "Sources/CBenchURing",
-            pkgConfig: "liburing",
-            providers: [.apt(["liburing-dev"])]
+            linkerSettings: [.linkedLibrary("uring")]
         ),
         .executableTarget(
             name: "RunLoopKitBench",

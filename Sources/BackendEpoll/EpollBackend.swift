@@ -35,7 +35,9 @@ public final class EpollBackend: Backend {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.u64 = Self.wakerToken
-        _ = try retryingOnInterrupt("epoll_ctl") { epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, eventWaker.descriptor, &event) }
+        _ = try retryingOnInterrupt("epoll_ctl") {
+            epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, eventWaker.descriptor, &event)
+        }
     }
 
     deinit { close(epollDescriptor) }
@@ -51,7 +53,7 @@ public final class EpollBackend: Backend {
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         do {
             try control(EPOLL_CTL_DEL, descriptor, token: token, interest: [])
-        } catch where error.errno == EBADF || error.errno == ENOENT {
+        } catch  where error.errno == EBADF || error.errno == ENOENT {
             // Closed (and so already dropped from the set) or closed and reused: nothing to do.
         }
     }
@@ -77,7 +79,8 @@ public final class EpollBackend: Backend {
                 woken = true
                 continue
             }
-            events.append(ReadyEvent(token: Token(rawValue: event.data.u64), readiness: Self.readiness(of: event.events)))
+            events.append(
+                ReadyEvent(token: Token(rawValue: event.data.u64), readiness: Self.readiness(of: event.events)))
         }
         // A full buffer means more may be ready: grow so the next wait sees them all.
         if Int(count) == buffer.count { buffer.append(contentsOf: repeatElement(epoll_event(), count: buffer.count)) }
@@ -100,7 +103,8 @@ public final class EpollBackend: Backend {
         return epoll_wait(epollDescriptor, buffer, capacity, timeout.map(\.millisecondsRoundedUp) ?? -1)
     }
 
-    private func control(_ operation: Int32, _ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+    private func control(_ operation: Int32, _ descriptor: Int32, token: Token, interest: Interest) throws(SystemError)
+    {
         var event = epoll_event()
         if interest.contains(.readable) { event.events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if interest.contains(.writable) { event.events |= EPOLLOUT.rawValue }

@@ -27,7 +27,8 @@ final class ForeignEvent {
         let trampoline: event_callback_fn = { _, what, context in
             Unmanaged<Callback>.fromOpaque(context!).takeUnretainedValue().body(what)
         }
-        guard let event = event_new(base, descriptor, what, trampoline, Unmanaged.passUnretained(callback).toOpaque()) else {
+        guard let event = event_new(base, descriptor, what, trampoline, Unmanaged.passUnretained(callback).toOpaque())
+        else {
             return nil
         }
         self.event = event

@@ -57,12 +57,15 @@ public final class LibeventBackend: Backend {
         }
         collector = ReadyCollector(waker: eventWaker)
         let base = try Self.makeBase()
-        let wakerEvent = event_new(base, eventWaker.descriptor, Int16(EV_READ | EV_PERSIST), consumeWake,
-                                   Unmanaged.passUnretained(collector).toOpaque())
+        let wakerEvent = event_new(
+            base, eventWaker.descriptor, Int16(EV_READ | EV_PERSIST), consumeWake,
+            Unmanaged.passUnretained(collector).toOpaque())
         // A pure timer (no descriptor, not persistent); its callback has nothing to do.
         let timeoutEvent = event_new(base, -1, 0, { _, _, _ in }, nil)
         guard let wakerEvent, let timeoutEvent, event_add(wakerEvent, nil) == 0 else {
-            let error = SystemError(wakerEvent == nil || timeoutEvent == nil ? "event_new" : "event_add", errno: Self.errnoOrDefault(ENOMEM))
+            let error = SystemError(
+                wakerEvent == nil || timeoutEvent == nil ? "event_new" : "event_add", errno: Self.errnoOrDefault(ENOMEM)
+            )
             wakerEvent.map(event_free)
             timeoutEvent.map(event_free)
             event_base_free(base)
@@ -87,8 +90,11 @@ public final class LibeventBackend: Backend {
         guard descriptor >= 0 else { throw SystemError("event_add", errno: EBADF) }
         guard registrations[descriptor] == nil else { throw SystemError("event_add", errno: EEXIST) }
         let context = EventContext(token: token, descriptor: descriptor, collector: collector)
-        guard let event = event_new(eventBase, descriptor, Self.events(for: interest),
-                                    collectReadiness, Unmanaged.passUnretained(context).toOpaque()) else {
+        guard
+            let event = event_new(
+                eventBase, descriptor, Self.events(for: interest),
+                collectReadiness, Unmanaged.passUnretained(context).toOpaque())
+        else {
             throw SystemError("event_new", errno: Self.errnoOrDefault(ENOMEM))
         }
         guard event_add(event, nil) == 0 else {
@@ -164,7 +170,8 @@ public final class LibeventBackend: Backend {
             do {
                 reserved.append(try EventCounter())
             } catch {
-                throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: error.errno)))
+                throw BackendError.unavailable(
+                    .libevent, .other(SystemError("event_base_new_with_config", errno: error.errno)))
             }
         }
     }
@@ -188,18 +195,23 @@ public final class LibeventBackend: Backend {
     /// idle unless someone adds an `EV_SIGNAL` event, and is closed with the base.
     private static func makeBase() throws -> OpaquePointer {
         guard let config = event_config_new() else {
-            throw BackendError.unavailable(.libevent, .other(SystemError("event_config_new", errno: errnoOrDefault(ENOMEM))))
+            throw BackendError.unavailable(
+                .libevent, .other(SystemError("event_config_new", errno: errnoOrDefault(ENOMEM))))
         }
         // The base copies what it needs: the configuration is freed as soon as it is made.
         defer { event_config_free(config) }
-        let flags = EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue | EVENT_BASE_FLAG_IGNORE_ENV.rawValue
+        let flags =
+            EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue
+            | EVENT_BASE_FLAG_IGNORE_ENV.rawValue
         _ = event_config_set_flag(config, Int32(bitPattern: flags))
         _ = event_config_avoid_method(config, "select")
         _ = event_config_avoid_method(config, "poll")
-        _ = event_config_require_features(config, Int32(bitPattern: EV_FEATURE_O1.rawValue | EV_FEATURE_EARLY_CLOSE.rawValue))
+        _ = event_config_require_features(
+            config, Int32(bitPattern: EV_FEATURE_O1.rawValue | EV_FEATURE_EARLY_CLOSE.rawValue))
         try reserveBaseDescriptors()
         guard let base = event_base_new_with_config(config) else {
-            throw BackendError.unavailable(.libevent, .other(SystemError("event_base_new_with_config", errno: errnoOrDefault(ENOSYS))))
+            throw BackendError.unavailable(
+                .libevent, .other(SystemError("event_base_new_with_config", errno: errnoOrDefault(ENOSYS))))
         }
         guard let method = event_base_get_method(base), String(cString: method) == "epoll" else {
             event_base_free(base)

@@ -46,7 +46,9 @@ final class ReadyCollector {
         for descriptor in descriptors { polls.append(pollfd(fd: descriptor, events: 0, revents: 0)) }
         let count = polls.withUnsafeMutableBufferPointer { polls in
             var result: Int32
-            repeat { result = poll(polls.baseAddress, nfds_t(polls.count), 0) } while result < 0 && currentErrno() == EINTR
+            repeat {
+                result = poll(polls.baseAddress, nfds_t(polls.count), 0)
+            } while result < 0 && currentErrno() == EINTR
             return result
         }
         guard count > 0 else { return }

@@ -71,7 +71,8 @@ public final class URingBackend: Backend {
             try Self.requireOperations(of: ring)
             uringWaker = try URingWaker(target: ring.descriptor)
         } catch let error as SystemError {
-            throw BackendError.unavailable(.uring, Self.unavailability(setupErrno: error.errno, ioUringDisabled: Self.readIoUringDisabled()))
+            throw BackendError.unavailable(
+                .uring, Self.unavailability(setupErrno: error.errno, ioUringDisabled: Self.readIoUringDisabled()))
         }
     }
 
@@ -86,11 +87,14 @@ public final class URingBackend: Backend {
         // Checked now, as epoll_ctl does, rather than when the poll is armed in the next wait:
         // a closed descriptor, and a file that is always ready, are refused at registration.
         var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { throw SystemError("io_uring_prep_poll_add", errno: EBADF) }
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            throw SystemError("io_uring_prep_poll_add", errno: EBADF)
+        }
         let type = info.st_mode & S_IFMT
         guard type != S_IFREG, type != S_IFDIR else { throw SystemError("io_uring_prep_poll_add", errno: EPERM) }
         // Armed by the next wait, in the same `io_uring_enter` that sleeps.
-        registrations[descriptor] = Registration(token: token, interest: interest, file: (UInt64(info.st_dev), UInt64(info.st_ino)))
+        registrations[descriptor] = Registration(
+            token: token, interest: interest, file: (UInt64(info.st_dev), UInt64(info.st_ino)))
         needsArming.append(descriptor)
     }
 
@@ -156,7 +160,8 @@ public final class URingBackend: Backend {
         let descriptors = needsArming
         needsArming.removeAll(keepingCapacity: true)
         for descriptor in descriptors {
-            guard let registration = registrations[descriptor], registration.armedPoll == nil, !registration.failed else { continue }
+            guard let registration = registrations[descriptor], registration.armedPoll == nil, !registration.failed
+            else { continue }
             // The registered file was closed behind Core's back and the number reused: never
             // watch the stranger for this registration. Reported once as an error, which Core
             // recognises as that misuse.

@@ -33,7 +33,9 @@ public struct Readiness: OptionSet, Sendable, Hashable, CustomStringConvertible 
     public static let error = Readiness(rawValue: 1 << 3)
 
     public var description: String {
-        let names: [(Readiness, String)] = [(.readable, "readable"), (.writable, "writable"), (.hangup, "hangup"), (.error, "error")]
+        let names: [(Readiness, String)] = [
+            (.readable, "readable"), (.writable, "writable"), (.hangup, "hangup"), (.error, "error"),
+        ]
         return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }
 

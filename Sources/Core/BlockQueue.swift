@@ -57,7 +57,8 @@ final class BlockQueue: Sendable {
             case let .mask(mask):
                 let unknown = mask & ~queue.knownMask
                 guard unknown != 0 else { return .queued }
-                return .queuedWithNewModes((0..<64).filter { unknown & (1 << UInt64($0)) != 0 }.map(Loop.Mode.init(index:)))
+                return .queuedWithNewModes(
+                    (0..<64).filter { unknown & (1 << UInt64($0)) != 0 }.map(Loop.Mode.init(index:)))
             case let .some(modes):
                 guard !queue.knownModes.isSuperset(of: modes) else { return .queued }
                 return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
@@ -91,18 +92,25 @@ final class BlockQueue: Sendable {
     /// Blocks behind one for another mode are not taken with it: a block the drain runs may
     /// make `mode` common, and the skipped block may then run in `mode`, before those behind it.
     /// - Returns: whether a block was taken.
-    func take(runningIn mode: Loop.Mode, modeIsCommon: Bool, notAfter limit: UInt64, into taken: inout Deque<PendingBlock>) -> Bool {
+    func take(
+        runningIn mode: Loop.Mode, modeIsCommon: Bool, notAfter limit: UInt64, into taken: inout Deque<PendingBlock>
+    ) -> Bool {
         queue.withLock { queue in
             defer { count.store(queue.entries.count, ordering: .releasing) }
-            guard let first = queue.entries.firstIndex(where: { $0.sequence > limit || $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }),
-                  queue.entries[first].sequence <= limit else { return false }
+            guard
+                let first = queue.entries.firstIndex(where: {
+                    $0.sequence > limit || $0.block.runs(in: mode, modeIsCommon: modeIsCommon)
+                }),
+                queue.entries[first].sequence <= limit
+            else { return false }
             guard first == queue.entries.startIndex else {
                 taken.append(queue.entries.remove(at: first).block)
                 return true
             }
             var moved = 0
             while moved < BlockQueue.batchLimit, let next = queue.entries.first, next.sequence <= limit,
-                  next.block.runs(in: mode, modeIsCommon: modeIsCommon) {
+                next.block.runs(in: mode, modeIsCommon: modeIsCommon)
+            {
                 taken.append(queue.entries.removeFirst().block)
                 moved += 1
             }

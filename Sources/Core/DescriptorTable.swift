@@ -37,7 +37,11 @@ struct DescriptorTable {
         /// behind its back.
         static func closed(_ source: Loop.Source, descriptor fd: Int32, nowNames now: FileIdentity?) -> Unwatchable {
             let what = now == nil ? "was closed" : "was closed and reused for another file"
-            return Unwatchable(source: source, reason: "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor")
+            return Unwatchable(
+                source: source,
+                reason:
+                    "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor"
+            )
         }
     }
 
@@ -62,7 +66,9 @@ struct DescriptorTable {
     /// watched before and another source on the reused number is what made the registration
     /// change. A source that cannot be watched is returned, so that RunLoopKit never leaves a
     /// source that silently cannot fire.
-    mutating func sync(_ changes: Changes, mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend) -> [Unwatchable] {
+    mutating func sync(
+        _ changes: Changes, mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend
+    ) -> [Unwatchable] {
         self.mode = mode
         syncMainQueue(mainQueueDescriptor, with: backend)
         var unwatchable: [Unwatchable] = []
@@ -89,7 +95,9 @@ struct DescriptorTable {
 
     /// Registers `fd` for `candidates`, its sources now, unless it is registered for them
     /// already; unregisters it when there are none. Returns whether `fd` is registered.
-    private mutating func sync(_ fd: Int32, to candidates: [Loop.Source], with backend: any Backend, unwatchable: inout [Unwatchable]) -> Bool {
+    private mutating func sync(
+        _ fd: Int32, to candidates: [Loop.Source], with backend: any Backend, unwatchable: inout [Unwatchable]
+    ) -> Bool {
         if let index = byDescriptor.index(forKey: fd) {
             if byDescriptor.values[index].members.elementsEqual(candidates, by: ===) { return true }
             unregister(byDescriptor.values[index], from: backend)
@@ -110,7 +118,8 @@ struct DescriptorTable {
         let token = Token(rawValue: Ordinal.next())
         do {
             try backend.register(fd, token: token, interest: interest)
-            byDescriptor[fd] = Registration(descriptor: fd, token: token, interest: interest, members: candidates, sources: watched)
+            byDescriptor[fd] = Registration(
+                descriptor: fd, token: token, interest: interest, members: candidates, sources: watched)
             byToken[token] = fd
             return true
         } catch {
@@ -144,7 +153,9 @@ struct DescriptorTable {
 
     /// The sources a ready event is for, or `nil` for a stale event.
     func sources(for token: Token) -> [Loop.Source]? {
-        guard let fd = byToken[token], let registration = byDescriptor[fd], registration.token == token else { return nil }
+        guard let fd = byToken[token], let registration = byDescriptor[fd], registration.token == token else {
+            return nil
+        }
         return registration.sources
     }
 

@@ -22,9 +22,13 @@ extension Loop {
         _ body: @escaping @MainActor @Sendable () async throws -> Result
     ) throws -> Result {
         precondition(isMain, "Loop.run(_:_:) with an async body runs the main loop only; \(self) is not it")
-        precondition(commonModes.contains(mode), "Loop.run(_:_:): \(mode) is not a common mode, so the main actor cannot run in it")
+        precondition(
+            commonModes.contains(mode),
+            "Loop.run(_:_:): \(mode) is not a common mode, so the main actor cannot run in it")
         // Checked before the body's task exists, not when the loop first runs.
-        precondition(isOnOwnThread, "Loop.run(_:_:) with an async body called off the main thread; a loop runs only on its own thread")
+        precondition(
+            isOnOwnThread,
+            "Loop.run(_:_:) with an async body called off the main thread; a loop runs only on its own thread")
         let outcome = Lock<Swift.Result<Result, any Error>?>(nil)
         Task { @MainActor in
             let result: Swift.Result<Result, any Error>

@@ -12,7 +12,9 @@ extension Loop {
     ///   - block: the work.
     /// - Returns: the timer; `invalidate()` it to cancel the block.
     @discardableResult
-    public func perform(after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void) -> Timer {
+    public func perform(
+        after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void
+    ) -> Timer {
         precondition(!modes.isEmpty, "Loop.perform(after:in:_:) with no mode: the block could never run")
         // A non-negative tolerance and no interval: this cannot throw.
         let timer = try! Timer(fireAt: now + max(delay, .zero)) { _ in block() }

@@ -83,7 +83,9 @@ extension Loop {
         /// A run is ending.
         public static let exit = Activity(rawValue: 1 << 7)
         /// Every activity.
-        public static let allActivities: Activity = [.entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit]
+        public static let allActivities: Activity = [
+            .entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit,
+        ]
 
         public var description: String {
             let names: [(Activity, String)] = [

@@ -30,11 +30,18 @@ extension Loop {
     ///     that handled a source.
     /// - Returns: why the run ended.
     @discardableResult
-    public func run(_ mode: Mode = .default, timeout: Duration? = nil, returnAfterSourceHandled: Bool = false) -> RunResult {
-        precondition(isOnOwnThread, "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread")
+    public func run(
+        _ mode: Mode = .default, timeout: Duration? = nil, returnAfterSourceHandled: Bool = false
+    ) -> RunResult {
+        precondition(
+            isOnOwnThread,
+            "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread"
+        )
         if mode == .common {
             if !commonRunReported.exchange(true, ordering: .relaxed) {
-                reportToStandardError("RunLoopKit: Loop.run(.common) is a usage error: .common is a set of modes, not a mode; run one of them")
+                reportToStandardError(
+                    "RunLoopKit: Loop.run(.common) is a usage error: .common is a set of modes, not a mode; run one of them"
+                )
             }
             return .finished
         }
@@ -94,8 +101,14 @@ extension Loop {
             let drainedMainQueue = mainQueueReady && drainMainQueue()
             if handledSources || drainedMainQueue { run.handledSource = true }
             if case let .slept(woken, reachedDeadline) = wait {
-                counters.count(firedTimers ? .timer : handledSources ? .source : drainedMainQueue ? .mainQueue
-                    : woken ? .woken : reachedDeadline ? .timeout : .spurious)
+                counters.count(
+                    firedTimers
+                        ? .timer
+                        : handledSources
+                            ? .source
+                            : drainedMainQueue
+                                ? .mainQueue
+                                : woken ? .woken : reachedDeadline ? .timeout : .spurious)
             }
         }
         counters.countPass()
@@ -127,7 +140,8 @@ extension Loop {
         // The observers notified last stand while no observer of any mode changed.
         let version = observersVersion.load(ordering: .acquiring)
         if local.observers.mode != mode || local.observers.version != version {
-            local.observers = ObserverSnapshot(mode: mode, version: version, observers: state.withLock { $0.modes.read(mode) { $0.observers } ?? [] })
+            local.observers = ObserverSnapshot(
+                mode: mode, version: version, observers: state.withLock { $0.modes.read(mode) { $0.observers } ?? [] })
         }
         let snapshot = local.observers.observers
         for observer in snapshot where observer.activities.contains(activity) {
@@ -152,13 +166,18 @@ extension Loop {
         var version = commonModesVersion.load(ordering: .acquiring)
         var modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
         while true {
-            guard let index = local.takenBlocks.firstIndex(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) else {
-                guard let limit, blocks.take(runningIn: mode, modeIsCommon: modeIsCommon, notAfter: limit, into: &local.takenBlocks) else {
+            guard let index = local.takenBlocks.firstIndex(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) })
+            else {
+                guard let limit,
+                    blocks.take(runningIn: mode, modeIsCommon: modeIsCommon, notAfter: limit, into: &local.takenBlocks)
+                else {
                     return
                 }
                 continue
             }
-            let block = index == local.takenBlocks.startIndex ? local.takenBlocks.removeFirst() : local.takenBlocks.remove(at: index)
+            let block =
+                index == local.takenBlocks.startIndex
+                ? local.takenBlocks.removeFirst() : local.takenBlocks.remove(at: index)
             callingOutToBlock(block.body)
             // A block that made a mode common changes which of the next blocks run here.
             let current = commonModesVersion.load(ordering: .acquiring)
@@ -195,7 +214,9 @@ extension Loop {
         var performed = false
         for (source, _) in ordered {
             if performed, onlyFirst { break }
-            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else { continue }
+            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else {
+                continue
+            }
             // Clear just before performing; a loop that lost the race to another loop skips it.
             guard source.signalStamp.exchange(0, ordering: .acquiringAndReleasing) != 0 else { continue }
             guard case let .signalled(perform) = source.kind else { continue }
@@ -248,10 +269,13 @@ extension Loop {
         let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
         // Only this thread changes the registered mode and main queue; other threads only
         // flag changed sources.
-        if !descriptorsChanged.load(ordering: .acquiring), local.registeredMode == mode, local.registeredMainQueue == mainQueue {
+        if !descriptorsChanged.load(ordering: .acquiring), local.registeredMode == mode,
+            local.registeredMainQueue == mainQueue
+        {
             return
         }
-        invalidate(backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
+        invalidate(
+            backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
         (local.registeredMode, local.registeredMainQueue) = (mode, mainQueue)
     }
 
@@ -268,7 +292,9 @@ extension Loop {
             let woken = wakeRequested.exchange(false, ordering: .acquiring)
             // Sources added since the sync must be registered before sleeping: poll, and the
             // next pass syncs them.
-            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) || isEmpty(mode, state) {
+            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode)
+                || isEmpty(mode, state)
+            {
                 return .poll
             }
             var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
@@ -328,7 +354,9 @@ extension Loop {
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
         // Nothing due (the common case of a pass woken for something else): one look.
-        guard let step = state.withLock({ $0.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil }) else { return false }
+        guard let step = state.withLock({ $0.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil }) else {
+            return false
+        }
         var fired = false
         while let (timer, generation) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
@@ -343,7 +371,9 @@ extension Loop {
     @discardableResult
     private func fire(_ timer: Timer, armedAs generation: UInt64) -> Bool {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
-            guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else { return nil }
+            guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
+                return nil
+            }
             state.isFiring = true
             state.instantSetWhileFiring = nil
             state.instantSetElsewhere = false
@@ -390,7 +420,9 @@ extension Loop {
                 }
                 guard let sources = access.descriptors.sources(for: event.token) else { continue }
                 for source in sources {
-                    guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else { continue }
+                    guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else {
+                        continue
+                    }
                     local.readySources.append((source, event.readiness))
                 }
             }
@@ -398,7 +430,10 @@ extension Loop {
         local.events.removeAll(keepingCapacity: true)
         guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
         if local.readySources.count > 1 {
-            local.readySources.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.source.sequence < $1.source.sequence }
+            local.readySources.sort {
+                $0.source.order != $1.source.order
+                    ? $0.source.order < $1.source.order : $0.source.sequence < $1.source.sequence
+            }
         }
         var handled = false
         // Take the buffer: a nested run inside a handler uses `local.readySources` afresh, and
@@ -415,7 +450,9 @@ extension Loop {
         let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []
         if !misused.isEmpty { invalidate(misused) }
         for (source, readiness) in ready {
-            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else { continue }
+            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else {
+                continue
+            }
             switch source.kind {
             case let .descriptor(_, _, handler): callingOutToDescriptorSource(handler, readiness)
             case let .port(_, deliver, _): callingOutToPortSource(deliver, source)
@@ -430,7 +467,9 @@ extension Loop {
 extension Loop {
     /// The sources among `ready` reporting an error whose descriptor no longer names the
     /// file they were made for.
-    fileprivate func closedBehindTheirBack(_ ready: [(source: Source, readiness: Readiness)]) -> [DescriptorTable.Unwatchable] {
+    fileprivate func closedBehindTheirBack(
+        _ ready: [(source: Source, readiness: Readiness)]
+    ) -> [DescriptorTable.Unwatchable] {
         ready.compactMap { source, readiness in
             guard readiness.contains(.error), let (fd, _) = source.watchedDescriptor else { return nil }
             let now = FileIdentity(of: fd)

@@ -89,7 +89,9 @@ extension Loop {
         ) throws(ArgumentError) {
             try Source.validate(fileDescriptor: fileDescriptor)
             guard !interest.isEmpty, interest.isSubset(of: [.readable, .writable]) else {
-                throw ArgumentError(argument: "interest", value: "\(interest.rawValue == 0 ? "[]" : "rawValue \(interest.rawValue)")", reason: "a descriptor source must watch for readable, writable or both")
+                throw ArgumentError(
+                    argument: "interest", value: "\(interest.rawValue == 0 ? "[]" : "rawValue \(interest.rawValue)")",
+                    reason: "a descriptor source must watch for readable, writable or both")
             }
             self.kind = .descriptor(fileDescriptor, interest, handler: handler)
             self.order = order
@@ -114,11 +116,13 @@ extension Loop {
             order: Int = 0,
             handler: @escaping @Sendable (Message) -> Void
         ) {
-            self.kind = .port(port.eventDescriptor, deliver: { source in
-                var messages = port.receiveAll()
-                while source.isValid, let message = messages.popFirst() { handler(message) }
-                if !messages.isEmpty { port.putBack(messages) }
-            }, port: port)
+            self.kind = .port(
+                port.eventDescriptor,
+                deliver: { source in
+                    var messages = port.receiveAll()
+                    while source.isValid, let message = messages.popFirst() { handler(message) }
+                    if !messages.isEmpty { port.putBack(messages) }
+                }, port: port)
             self.order = order
             self.scheduleCallback = nil
             self.cancelCallback = nil
@@ -142,7 +146,8 @@ extension Loop {
         public func signal() {
             guard case .signalled = kind, isValid else { return }
             let stamp = Ordinal.next()
-            guard signalStamp.compareExchange(expected: 0, desired: stamp, ordering: .acquiringAndReleasing).exchanged else {
+            guard signalStamp.compareExchange(expected: 0, desired: stamp, ordering: .acquiringAndReleasing).exchanged
+            else {
                 return // Already signalled: the first signal's time orders it.
             }
             for entry in loops.withLock({ Array($0.values) }) {
@@ -198,7 +203,11 @@ extension Loop {
                 callouts.making = false
                 return nil
             }) {
-                if callout.joined { scheduleCallback?(callout.loop, callout.mode) } else { cancelCallback?(callout.loop, callout.mode) }
+                if callout.joined {
+                    scheduleCallback?(callout.loop, callout.mode)
+                } else {
+                    cancelCallback?(callout.loop, callout.mode)
+                }
             }
         }
 
@@ -230,20 +239,27 @@ extension Loop {
         /// Refuses negative, closed and never-pollable descriptors.
         static func validate(fileDescriptor fd: Int32) throws(ArgumentError) {
             guard fd >= 0 else {
-                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "a descriptor must not be negative")
+                throw ArgumentError(
+                    argument: "fileDescriptor", value: "\(fd)", reason: "a descriptor must not be negative")
             }
             var info = stat()
             guard fstat(fd, &info) == 0 else {
-                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "the descriptor is not open (\(describeErrno(currentErrno())))")
+                throw ArgumentError(
+                    argument: "fileDescriptor", value: "\(fd)",
+                    reason: "the descriptor is not open (\(describeErrno(currentErrno())))")
             }
             let type = info.st_mode & S_IFMT
             guard type != S_IFREG, type != S_IFDIR else {
-                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "regular files and directories are always ready and cannot be watched")
+                throw ArgumentError(
+                    argument: "fileDescriptor", value: "\(fd)",
+                    reason: "regular files and directories are always ready and cannot be watched")
             }
             // Some devices (/dev/null, say) have no readiness either: refused here, the same on
             // every backend, rather than refused by one when armed and always ready on another.
             if rlk_supports_polling(fd) == 0 {
-                throw ArgumentError(argument: "fileDescriptor", value: "\(fd)", reason: "the file does not support readiness notification (poll), so it cannot be watched")
+                throw ArgumentError(
+                    argument: "fileDescriptor", value: "\(fd)",
+                    reason: "the file does not support readiness notification (poll), so it cannot be watched")
             }
         }
     }

@@ -30,7 +30,9 @@ extension Loop {
         public var spuriousWakeups: UInt64 = 0
 
         /// Every wakeup, whatever its reason.
-        public var wakeups: UInt64 { timerWakeups + sourceWakeups + mainQueueWakeups + wokenWakeups + timeoutWakeups + spuriousWakeups }
+        public var wakeups: UInt64 {
+            timerWakeups + sourceWakeups + mainQueueWakeups + wokenWakeups + timeoutWakeups + spuriousWakeups
+        }
 
         public init() {}
     }

@@ -17,7 +17,8 @@ extension Loop {
             }
             return loop
         }
-        let loop = ThreadBinding.isMainThread
+        let loop =
+            ThreadBinding.isMainThread
             ? try main(creatingWith: factory)
             : Loop(backend: try factory.make(), isMain: false)
         guard loop.backend == factory.kind else {

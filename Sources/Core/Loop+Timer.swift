@@ -73,7 +73,8 @@ extension Loop {
             handler: @escaping @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
             if let interval { try Timer.validate(interval: interval, argument: "repeating") }
-            try self.init(fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
+            try self.init(
+                fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
         }
 
         /// The instant the timer fires next.
@@ -84,15 +85,17 @@ extension Loop {
         /// last instant is kept. Safe to use from any thread.
         public var nextFireInstant: ContinuousClock.Instant {
             get { state.withLock { $0.fireInstant } }
-            set { rearm { state in
-                if state.isFiring {
-                    state.instantSetWhileFiring = newValue
-                    state.instantSetElsewhere = Loop.currentIfBound !== state.loop.loop
-                    return false
+            set {
+                rearm { state in
+                    if state.isFiring {
+                        state.instantSetWhileFiring = newValue
+                        state.instantSetElsewhere = Loop.currentIfBound !== state.loop.loop
+                        return false
+                    }
+                    state.fireInstant = max(newValue, state.loop.loop?.now ?? .now)
+                    return true
                 }
-                state.fireInstant = max(newValue, state.loop.loop?.now ?? .now)
-                return true
-            } }
+            }
         }
 
         /// How late the timer may fire; for a repeating timer at most half its interval.
@@ -152,16 +155,22 @@ extension Loop {
         /// Refuses an interval that is negative, zero, or below the clock's nanosecond.
         static func validate(interval: Duration, argument: String) throws(ArgumentError) {
             guard interval > .zero else {
-                throw ArgumentError(argument: argument, value: "\(interval)", reason: interval == .zero ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
+                throw ArgumentError(
+                    argument: argument, value: "\(interval)",
+                    reason: interval == .zero
+                        ? "a repeating timer's interval must not be zero" : "an interval must not be negative")
             }
             guard interval >= .nanoseconds(1) else {
-                throw ArgumentError(argument: argument, value: "\(interval)", reason: "an interval must be at least one nanosecond, the clock's resolution")
+                throw ArgumentError(
+                    argument: argument, value: "\(interval)",
+                    reason: "an interval must be at least one nanosecond, the clock's resolution")
             }
         }
 
         static func validate(tolerance: Duration) throws(ArgumentError) {
             guard tolerance >= .zero else {
-                throw ArgumentError(argument: "tolerance", value: "\(tolerance)", reason: "a tolerance must not be negative")
+                throw ArgumentError(
+                    argument: "tolerance", value: "\(tolerance)", reason: "a tolerance must not be negative")
             }
         }
 

@@ -169,7 +169,8 @@ public final class Loop: Sendable, CustomStringConvertible {
                     maybeSignalled.store(true, ordering: .releasing)
                 }
                 if !source.isVersion0 { descriptorsChanged.store(true, ordering: .releasing) }
-                let wake = state.currentMode.map { added.contains($0) && (!source.isVersion0 || source.isSignalled) } ?? false
+                let wake =
+                    state.currentMode.map { added.contains($0) && (!source.isVersion0 || source.isSignalled) } ?? false
                 return (added, wake)
             }
             if !added.isEmpty {
@@ -215,7 +216,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Safe to call from any thread.
     public func contains(_ source: Source, in mode: Mode) -> Bool {
         state.withLock { state in
-            mode == .common ? state.commonSources.contains(source) : state.modes.read(mode) { $0.contains(source) } == true
+            mode == .common
+                ? state.commonSources.contains(source) : state.modes.read(mode) { $0.contains(source) } == true
         }
     }
 
@@ -239,7 +241,8 @@ public final class Loop: Sendable, CustomStringConvertible {
         let wake: Bool = timer.state.withLock { timerState in
             guard timer.isValid else { return false }
             if timerState.isBound, let owner = timerState.loop.loop, owner !== self {
-                preconditionFailure("Loop.add(_:to:): \(timer) already belongs to \(owner); a timer can be added to one loop only")
+                preconditionFailure(
+                    "Loop.add(_:to:): \(timer) already belongs to \(owner); a timer can be added to one loop only")
             }
             timerState.isBound = true
             timerState.loop = WeakLoop(loop: self)
@@ -268,7 +271,9 @@ public final class Loop: Sendable, CustomStringConvertible {
                     let joined = state.modes[target, default: ModeState()].join(timer, id: id) { modeState in
                         if queues { modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation) }
                     }
-                    if joined, state.currentMode == target, state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true {
+                    if joined, state.currentMode == target,
+                        state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true
+                    {
                         wake = true
                     }
                 }
@@ -312,7 +317,9 @@ public final class Loop: Sendable, CustomStringConvertible {
         observer.loop.withLock { binding in
             guard observer.isValid else { return }
             if binding.isBound, let owner = binding.loop.loop, owner !== self {
-                preconditionFailure("Loop.add(_:to:): \(observer) already belongs to \(owner); an observer can be added to one loop only")
+                preconditionFailure(
+                    "Loop.add(_:to:): \(observer) already belongs to \(owner); an observer can be added to one loop only"
+                )
             }
             binding = (WeakLoop(loop: self), true)
             hasHadObservers.store(true, ordering: .releasing)
@@ -463,12 +470,16 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// the mode registered now when `mode` is `nil`, if anything changed. Backend lock held.
     ///
     /// - Returns: the sources that cannot be watched, for ``invalidate(_:)`` once no lock is held.
-    func syncRegistrations(_ access: BackendAccess, for mode: Mode?, mainQueue: Int32?? = .none) -> [DescriptorTable.Unwatchable] {
+    func syncRegistrations(
+        _ access: BackendAccess, for mode: Mode?, mainQueue: Int32?? = .none
+    ) -> [DescriptorTable.Unwatchable] {
         guard let backend = access.backend, let mode = mode ?? access.descriptors.mode else { return [] }
         let mainQueue = mainQueue ?? access.descriptors.mainQueue?.descriptor
         let changes: DescriptorTable.Changes? = state.withLock { state in
-            guard descriptorsChanged.load(ordering: .acquiring) || access.descriptors.mode != mode
-                || access.descriptors.mainQueue?.descriptor != mainQueue else { return nil }
+            guard
+                descriptorsChanged.load(ordering: .acquiring) || access.descriptors.mode != mode
+                    || access.descriptors.mainQueue?.descriptor != mainQueue
+            else { return nil }
             descriptorsChanged.store(false, ordering: .relaxed)
             let stays = access.descriptors.mode == mode
             return state.modes.update(mode) { modeState in

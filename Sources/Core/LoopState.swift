@@ -51,7 +51,9 @@ struct ModeState {
     }
 
     /// Queues `timer` (already in ``timers``) at `instant`, as arming `generation`.
-    mutating func queue(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
+    mutating func queue(
+        _ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64
+    ) {
         timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
         compactTimerQueue()
     }
@@ -79,10 +81,13 @@ struct ModeState {
     }
 
     /// The timer a queue entry stands for, if the entry is still current.
-    private static func timer(for key: TimerQueue.Key, in timers: [ObjectIdentifier: Loop.Timer],
-                              leftAt: [ObjectIdentifier: UInt64]) -> Loop.Timer? {
+    private static func timer(
+        for key: TimerQueue.Key, in timers: [ObjectIdentifier: Loop.Timer],
+        leftAt: [ObjectIdentifier: UInt64]
+    ) -> Loop.Timer? {
         guard let timer = timers[key.object], timer.identity == key.identity,
-              timer.generation.load(ordering: .acquiring) == key.generation else { return nil }
+            timer.generation.load(ordering: .acquiring) == key.generation
+        else { return nil }
         if !leftAt.isEmpty, let left = leftAt[key.object], key.queuedAt <= left { return nil }
         return timer
     }

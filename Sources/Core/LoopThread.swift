@@ -97,7 +97,8 @@ public final class LoopThread: Sendable {
     /// loop's own thread (it would wait for itself); it traps there with a message.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        precondition(Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
+        precondition(
+            Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
         finishLoop()
         thread.withLock { $0.take() }?.join()
     }

@@ -21,7 +21,7 @@ struct ModeTable: Sequence {
     /// The items of `mode`, created empty if the loop did not have that mode.
     subscript(mode: Loop.Mode, default empty: @autoclosure () -> ModeState) -> ModeState {
         _read {
-            yield ((mode.index < slots.count ? slots[mode.index] : nil) ?? empty())
+            yield((mode.index < slots.count ? slots[mode.index] : nil) ?? empty())
         }
         _modify {
             if mode.index >= slots.count { grow(to: mode.index) }
@@ -70,7 +70,8 @@ struct ModeTable: Sequence {
     }
 
     func makeIterator() -> some IteratorProtocol<(mode: Loop.Mode, state: ModeState)> {
-        slots.enumerated().lazy.compactMap { index, state in state.map { (Loop.Mode(index: index), $0) } }.makeIterator()
+        slots.enumerated().lazy.compactMap { index, state in state.map { (Loop.Mode(index: index), $0) } }
+            .makeIterator()
     }
 
     private mutating func grow(to index: Int) {

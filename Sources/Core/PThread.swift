@@ -16,7 +16,9 @@ package struct PThread: Sendable {
     ///     inherits from the thread that starts it.
     ///   - body: what the thread runs; the thread exits when it returns.
     /// - Throws: ``SystemError`` from `pthread_create` (`EAGAIN`: out of threads or memory).
-    package static func spawn(name: String? = nil, _ body: @escaping @Sendable () -> Void) throws(SystemError) -> PThread {
+    package static func spawn(
+        name: String? = nil, _ body: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> PThread {
         final class Box {
             let name: String?
             let body: @Sendable () -> Void
@@ -24,12 +26,14 @@ package struct PThread: Sendable {
         }
         var handle = pthread_t()
         let box = Unmanaged.passRetained(Box(name, body)).toOpaque()
-        let result = pthread_create(&handle, nil, { pointer in
-            let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
-            if let name = box.name { rlk_set_thread_name(name) }
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &handle, nil,
+            { pointer in
+                let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+                if let name = box.name { rlk_set_thread_name(name) }
+                box.body()
+                return nil
+            }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
             throw SystemError("pthread_create", errno: result)

@@ -87,13 +87,17 @@ struct TimerQueue {
     private var queued: UInt64 = 0
 
     /// Queues `timer` at `instant`; `generation` identifies this arming.
-    mutating func insert(_ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
+    mutating func insert(
+        _ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64
+    ) {
         queued += 1
-        let key = Key(object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
+        let key = Key(
+            object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
         let instant = QueueTime.nanosecondsRoundedUp(instant)
         let tolerance = tolerance.nanosecondsClampedToZero
-        let entry = Entry(instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed),
-                          isExact: tolerance == 0, key: key)
+        let entry = Entry(
+            instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed),
+            isExact: tolerance == 0, key: key)
         guard !entry.isExact else {
             exact.insert(entry)
             return
@@ -134,7 +138,9 @@ struct TimerQueue {
     /// the step `step` began, with its generation.
     ///
     /// - Parameter live: the timer an entry's key stands for, or `nil` when the entry is stale.
-    mutating func popDue(notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?) -> (Loop.Timer, UInt64)? {
+    mutating func popDue(
+        notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?
+    ) -> (Loop.Timer, UInt64)? {
         // Rounded down, where instants are rounded up: a timer is never taken for due early.
         let limit = QueueTime.nanosecondsRoundedDown(limit)
         // The timer popped last has fired or been re-armed since: its deadline entry is stale
@@ -189,7 +195,9 @@ struct TimerQueue {
 
     /// The latest instant the loop may wake and still serve every timer within its
     /// tolerance, and the tolerance of the timer that sets it.
-    mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
+    mutating func earliestDeadline(
+        live: (Key) -> Loop.Timer?
+    ) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
         while let top = exact.min, live(top.key) == nil { exact.removeMin() }
         switch (exact.min, byDeadline.min) {
@@ -197,7 +205,8 @@ struct TimerQueue {
         case let (exact?, nil): return (QueueTime.instant(exact.instant), .zero)
         case let (nil, tolerant?): return (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
         case let (exact?, tolerant?):
-            return exact.instant <= tolerant.deadline ? (QueueTime.instant(exact.instant), .zero)
+            return exact.instant <= tolerant.deadline
+                ? (QueueTime.instant(exact.instant), .zero)
                 : (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
         }
     }

@@ -17,7 +17,9 @@ struct TimerSlack {
 
     /// Where a wait for a timer with `deadline` (instant + `tolerance`) ends, and the slack
     /// it needs (`nil`: the thread's own).
-    mutating func plan(deadline: ContinuousClock.Instant, tolerance: Duration) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
+    mutating func plan(
+        deadline: ContinuousClock.Instant, tolerance: Duration
+    ) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
         let threadSlack = threadOwnSlack()
         let window = UInt(tolerance.nanosecondsClampedToZero)
         // No window at all: end at the instant itself, with the least slack the kernel allows

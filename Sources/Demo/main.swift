@@ -7,7 +7,9 @@ import Synchronization
 // Usage: runloopkit-demo [epoll|uring|libevent]; without an argument, the build's default.
 let requested = CommandLine.arguments.dropFirst().first
 guard let kind = requested.map({ BackendKind(rawValue: $0) }) ?? BackendKind.default else {
-    print("runloopkit-demo: unknown backend '\(requested!)'; this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    print(
+        "runloopkit-demo: unknown backend '\(requested!)'; this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", "))"
+    )
     exit(2)
 }
 let loop: Loop
@@ -17,13 +19,17 @@ do {
     print("runloopkit-demo: \(error)")
     exit(1)
 }
-print("RunLoopKit demo on the \(loop.backend) backend (this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+print(
+    "RunLoopKit demo on the \(loop.backend) backend (this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))"
+)
 
 let started = ContinuousClock.now
 @Sendable func stamp(_ text: String) {
     let elapsed = ContinuousClock.now - started
     let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-    print(String(repeating: " ", count: max(0, 9 - "\(Int(millis))".count)) + "\(Int(millis)).\(Int(millis * 10) % 10) ms  \(text)")
+    print(
+        String(repeating: " ", count: max(0, 9 - "\(Int(millis))".count))
+            + "\(Int(millis)).\(Int(millis * 10) % 10) ms  \(text)")
 }
 
 // An observer counts the times the loop went to sleep.

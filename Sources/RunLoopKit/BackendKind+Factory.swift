@@ -1,4 +1,5 @@
 import RunLoopCore
+
 #if Epoll
 import RunLoopEpoll
 #endif

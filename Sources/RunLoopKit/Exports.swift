@@ -1,5 +1,6 @@
 // What users import: the core, the backends this build includes, and the build's default.
 @_exported import RunLoopCore
+
 #if Epoll
 @_exported import RunLoopEpoll
 #endif

@@ -69,20 +69,26 @@ func measure(_ backend: BackendKind) throws {
 
     let passes = 10_000
     for _ in 0..<1_000 { _ = loop.run(mode, timeout: .zero) }
-    check(backend, "passes", allocations { for _ in 0..<passes { _ = loop.run(mode, timeout: .zero) } }, per: passes, allowed: 0)
+    check(
+        backend, "passes", allocations { for _ in 0..<passes { _ = loop.run(mode, timeout: .zero) } }, per: passes,
+        allowed: 0)
 
     let blocks = 10_000
     let tally = Tally()
     for _ in 0..<blocks { loop.perform { tally.count += 1 } }
     _ = loop.run(.default, timeout: .zero)
-    check(backend, "blocks", allocations {
-        for _ in 0..<blocks { loop.perform { tally.count += 1 } }
-        _ = loop.run(.default, timeout: .zero)
-    }, per: blocks, allowed: blocks + slack)
-    check(backend, "blocks in modes", allocations {
-        for _ in 0..<blocks { loop.perform(in: [.default]) { tally.count += 1 } }
-        _ = loop.run(.default, timeout: .zero)
-    }, per: blocks, allowed: 2 * blocks + slack)
+    check(
+        backend, "blocks",
+        allocations {
+            for _ in 0..<blocks { loop.perform { tally.count += 1 } }
+            _ = loop.run(.default, timeout: .zero)
+        }, per: blocks, allowed: blocks + slack)
+    check(
+        backend, "blocks in modes",
+        allocations {
+            for _ in 0..<blocks { loop.perform(in: [.default]) { tally.count += 1 } }
+            _ = loop.run(.default, timeout: .zero)
+        }, per: blocks, allowed: 2 * blocks + slack)
     if tally.count != 3 * blocks {
         write("FAILED: \(backend): \(tally.count) blocks ran, not \(3 * blocks)", to: 2)
         failures.add(1, ordering: .relaxed)

@@ -138,7 +138,9 @@ struct BadInputAcceptedTests {
                 other.remove(source, from: mode)
                 other.remove(observer, from: mode)
             }
-            #expect(loop.contains(timer, in: .default) && loop.contains(source, in: .default) && loop.contains(observer, in: .default))
+            #expect(
+                loop.contains(timer, in: .default) && loop.contains(source, in: .default)
+                    && loop.contains(observer, in: .default))
             source.signal()
             #expect(loop.run(timeout: generousDeadline, returnAfterSourceHandled: true) == .handledSource)
             #expect(trace.all == ["entry", "source", "timer"])
@@ -169,7 +171,9 @@ struct BadInputAcceptedTests {
         #expect(error?.reason.contains("readiness") == true)
     }
 
-    @Test("a descriptor closed after its source was made: reported on standard error when the loop arms it, source invalidated", arguments: backends)
+    @Test(
+        "a descriptor closed after its source was made: reported on standard error when the loop arms it, source invalidated",
+        arguments: backends)
     func descriptorClosedBehindItsSource(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
             try await onLoopThread(backend) { loop in
@@ -182,7 +186,10 @@ struct BadInputAcceptedTests {
             }
         }
         let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(text.contains("was closed while its source was in a loop; invalidate a source before closing its descriptor"), "\(text)")
+        #expect(
+            text.contains(
+                "was closed while its source was in a loop; invalidate a source before closing its descriptor"),
+            "\(text)")
         #expect(text.contains("valid false run timedOut"), "\(text)")
     }
 
@@ -217,7 +224,9 @@ struct BadInputAcceptedTests {
         }
     }
 
-    @Test("a timer whose instant plus tolerance is beyond Int64.max seconds: the loop sleeps until stopped", arguments: backends)
+    @Test(
+        "a timer whose instant plus tolerance is beyond Int64.max seconds: the loop sleeps until stopped",
+        arguments: backends)
     func overflowingTimer(_ backend: BackendKind) async throws {
         try await onLoopThread(backend) { loop in
             let timer = try Loop.Timer(after: .seconds(Int64.max), tolerance: .seconds(Int64.max)) { _ in }
@@ -275,7 +284,9 @@ struct BadInputAcceptedTests {
         try await onLoopThread(backend) { loop in
             let calls = Trace()
             let empty = Loop.Observer(activities: []) { _, activity in calls("empty \(activity)") }
-            let unknown = Loop.Observer(activities: Loop.Activity(rawValue: 1 << 3)) { _, activity in calls("unknown \(activity)") }
+            let unknown = Loop.Observer(activities: Loop.Activity(rawValue: 1 << 3)) { _, activity in
+                calls("unknown \(activity)")
+            }
             loop.add(empty, to: .default)
             loop.add(unknown, to: .default)
             loop.add(try Loop.Timer(after: .zero) { _ in }, to: .default)
@@ -287,7 +298,9 @@ struct BadInputAcceptedTests {
 
     // MARK: Ports and worker threads
 
-    @Test("Port.send with no source, or after its source was invalidated: queued for the next source, in order", arguments: backends)
+    @Test(
+        "Port.send with no source, or after its source was invalidated: queued for the next source, in order",
+        arguments: backends)
     func sendWithNoReceiver(_ backend: BackendKind) async throws {
         try await onLoopThread(backend) { loop in
             let trace = Trace()
@@ -347,7 +360,6 @@ struct BadInputAcceptedTests {
         }
         #expect(Loop.main === main)
     }
-
 }
 
 /// Starts a thread that stops `loop` once it sleeps; the latch opens when it did.

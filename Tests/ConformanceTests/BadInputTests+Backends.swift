@@ -14,11 +14,17 @@ struct BadInputBackendTests {
         let made = try backend.factory.make()
         switch backend.rawValue {
         case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) { try made.register(-1, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) {
+                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
+            }
         case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) { try made.register(-1, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) {
+                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
+            }
         default:
-            #expect(throws: SystemError("event_add", errno: EBADF)) { try made.register(-1, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("event_add", errno: EBADF)) {
+                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
+            }
         }
     }
 
@@ -28,11 +34,17 @@ struct BadInputBackendTests {
         let closed: Int32 = 1_000_000
         switch backend.rawValue {
         case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) { try made.register(closed, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) {
+                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
+            }
         case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) { try made.register(closed, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) {
+                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
+            }
         default:
-            #expect(throws: SystemError("event_add", errno: EBADF)) { try made.register(closed, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("event_add", errno: EBADF)) {
+                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
+            }
         }
     }
 
@@ -44,11 +56,17 @@ struct BadInputBackendTests {
         defer { close(fd) }
         switch backend.rawValue {
         case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EPERM)) { try made.register(fd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("epoll_ctl", errno: EPERM)) {
+                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
+            }
         case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EPERM)) { try made.register(fd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EPERM)) {
+                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
+            }
         default:
-            #expect(throws: SystemError("event_add", errno: EPERM)) { try made.register(fd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("event_add", errno: EPERM)) {
+                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
+            }
         }
     }
 
@@ -59,7 +77,9 @@ struct BadInputBackendTests {
         defer { pipe.close() }
         try made.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
         let operation = ["epoll": "epoll_ctl", "uring": "io_uring_prep_poll_add"][backend.rawValue] ?? "event_add"
-        #expect(throws: SystemError(operation, errno: EEXIST)) { try made.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable) }
+        #expect(throws: SystemError(operation, errno: EEXIST)) {
+            try made.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+        }
         try made.unregister(pipe.readEnd, token: Token(rawValue: 1))
     }
 
@@ -70,11 +90,17 @@ struct BadInputBackendTests {
         defer { pipe.close() }
         switch backend.rawValue {
         case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: ENOENT)) { try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("epoll_ctl", errno: ENOENT)) {
+                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+            }
         case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: ENOENT)) { try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("io_uring_prep_poll_add", errno: ENOENT)) {
+                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+            }
         default:
-            #expect(throws: SystemError("event_add", errno: ENOENT)) { try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable) }
+            #expect(throws: SystemError("event_add", errno: ENOENT)) {
+                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+            }
         }
     }
 

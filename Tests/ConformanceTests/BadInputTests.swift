@@ -9,7 +9,9 @@ import Testing
 struct BadInputTests {
     @Test("a negative descriptor", arguments: backends)
     func negativeDescriptor(_ backend: BackendKind) async throws {
-        #expect(throws: ArgumentError(argument: "fileDescriptor", value: "-3", reason: "a descriptor must not be negative")) {
+        #expect(
+            throws: ArgumentError(argument: "fileDescriptor", value: "-3", reason: "a descriptor must not be negative")
+        ) {
             try Loop.Source(fileDescriptor: -3) { _ in }
         }
     }
@@ -47,26 +49,34 @@ struct BadInputTests {
     func emptyInterest(_ backend: BackendKind) async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
-        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: pipe.readEnd, interest: []) { _ in } }
+        let error = #expect(throws: ArgumentError.self) {
+            try Loop.Source(fileDescriptor: pipe.readEnd, interest: []) { _ in }
+        }
         #expect(error?.argument == "interest")
         #expect(error?.value == "[]")
     }
 
     @Test("a negative or zero interval", arguments: backends)
     func badInterval(_ backend: BackendKind) async throws {
-        let negative = #expect(throws: ArgumentError.self) { try Loop.Timer(fireAt: .now, interval: .zero - .seconds(1)) { _ in } }
+        let negative = #expect(throws: ArgumentError.self) {
+            try Loop.Timer(fireAt: .now, interval: .zero - .seconds(1)) { _ in }
+        }
         #expect(negative?.argument == "interval")
         #expect(negative?.value == "\(Duration.zero - .seconds(1))")
         let zero = #expect(throws: ArgumentError.self) { try Loop.Timer(fireAt: .now, interval: .zero) { _ in } }
         #expect(zero?.argument == "interval")
         #expect(zero?.value == "\(Duration.zero)")
-        let repeating = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), repeating: .zero) { _ in } }
+        let repeating = #expect(throws: ArgumentError.self) {
+            try Loop.Timer(after: .seconds(1), repeating: .zero) { _ in }
+        }
         #expect(repeating?.argument == "repeating")
     }
 
     @Test("a negative tolerance, at creation and when changed", arguments: backends)
     func negativeTolerance(_ backend: BackendKind) async throws {
-        let atCreation = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), tolerance: .zero - .milliseconds(1)) { _ in } }
+        let atCreation = #expect(throws: ArgumentError.self) {
+            try Loop.Timer(after: .seconds(1), tolerance: .zero - .milliseconds(1)) { _ in }
+        }
         #expect(atCreation?.argument == "tolerance")
         #expect(atCreation?.value == "\(Duration.zero - .milliseconds(1))")
         let timer = try Loop.Timer(after: .seconds(1)) { _ in }
@@ -97,7 +107,9 @@ extension BadInputTests {
 
     @Test("a negative repeating interval, named as the initialiser spells it", arguments: backends)
     func negativeRepeating(_ backend: BackendKind) async throws {
-        let error = #expect(throws: ArgumentError.self) { try Loop.Timer(after: .seconds(1), repeating: .zero - .seconds(1)) { _ in } }
+        let error = #expect(throws: ArgumentError.self) {
+            try Loop.Timer(after: .seconds(1), repeating: .zero - .seconds(1)) { _ in }
+        }
         #expect(error?.argument == "repeating")
         #expect(error?.value == "\(Duration.zero - .seconds(1))")
         #expect(error?.reason == "an interval must not be negative")

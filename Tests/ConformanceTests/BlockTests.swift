@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import Synchronization
 import TestSupport
@@ -104,5 +105,3 @@ struct BlockTests {
         #expect(trace.all == ["afterWaiting", "timer"])
     }
 }
-
-import Glibc

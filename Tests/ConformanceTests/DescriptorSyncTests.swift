@@ -10,7 +10,9 @@ import Testing
 /// backend's register and unregister calls.
 @Suite("Descriptor registrations")
 struct DescriptorSyncTests {
-    @Test("a nested run in another mode registers only that mode's own descriptors, and the outer mode gets back only what it lost", arguments: backends)
+    @Test(
+        "a nested run in another mode registers only that mode's own descriptors, and the outer mode gets back only what it lost",
+        arguments: backends)
     func modeSwitchKeepsSharedDescriptors(_ backend: BackendKind) async throws {
         let pipes = try (0..<5).map { _ in try Pipe() }
         defer { pipes.forEach { $0.close() } }
@@ -44,11 +46,12 @@ struct DescriptorSyncTests {
             calls("default again: \(counter.take())")
             return calls.all
         }
-        #expect(calls == [
-            "default: 4 registered, 0 unregistered",
-            "tracking: 1 registered, 1 unregistered",
-            "default again: 1 registered, 1 unregistered",
-        ])
+        #expect(
+            calls == [
+                "default: 4 registered, 0 unregistered",
+                "tracking: 1 registered, 1 unregistered",
+                "default again: 1 registered, 1 unregistered",
+            ])
     }
 
     @Test("removing one of 200 descriptor sources unregisters its descriptor and touches no other", arguments: backends)
@@ -79,16 +82,19 @@ struct DescriptorSyncTests {
             calls.append("added back: \(counter.take())")
             return calls
         }
-        #expect(calls == [
-            "added: 200 registered, 0 unregistered",
-            "invalidated one: 0 registered, 1 unregistered",
-            "removed one: 0 registered, 1 unregistered",
-            "next pass: 0 registered, 0 unregistered",
-            "added back: 1 registered, 0 unregistered",
-        ])
+        #expect(
+            calls == [
+                "added: 200 registered, 0 unregistered",
+                "invalidated one: 0 registered, 1 unregistered",
+                "removed one: 0 registered, 1 unregistered",
+                "next pass: 0 registered, 0 unregistered",
+                "added back: 1 registered, 0 unregistered",
+            ])
     }
 
-    @Test("a second source on a watched descriptor registers that descriptor afresh for both, and its removal again for one", arguments: backends)
+    @Test(
+        "a second source on a watched descriptor registers that descriptor afresh for both, and its removal again for one",
+        arguments: backends)
     func secondSourceOnOneDescriptor(_ backend: BackendKind) async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
@@ -110,13 +116,14 @@ struct DescriptorSyncTests {
             pipe.drain()
             return trace.all
         }
-        #expect(trace == [
-            "one source: 1 registered, 0 unregistered",
-            "first", "second",
-            "two sources: 1 registered, 1 unregistered",
-            "first",
-            "one again: 1 registered, 1 unregistered",
-        ])
+        #expect(
+            trace == [
+                "one source: 1 registered, 0 unregistered",
+                "first", "second",
+                "two sources: 1 registered, 1 unregistered",
+                "first",
+                "one again: 1 registered, 1 unregistered",
+            ])
     }
 }
 

@@ -37,7 +37,9 @@ struct EventfdWakerTests {
         // Swallowed, the waker would now be pending over an empty eventfd: this wake would
         // not write.
         waker.wake()
-        #expect(isReadable(waker.descriptor), "after \(rounds) rounds of racing wakes, a wake no longer makes the eventfd readable")
+        #expect(
+            isReadable(waker.descriptor),
+            "after \(rounds) rounds of racing wakes, a wake no longer makes the eventfd readable")
     }
 
     private func isReadable(_ descriptor: Int32) -> Bool {

@@ -11,7 +11,9 @@ import Testing
 /// What only the libevent backend promises, beyond the conformance suite that runs on it too.
 ///
 /// Serialized: the descriptor count and the timing test must not see each other's threads.
-@Suite("Libevent backend", .serialized, .enabled(if: backends.contains(.libevent), "libevent cannot start here: see Backend availability"))
+@Suite(
+    "Libevent backend", .serialized,
+    .enabled(if: backends.contains(.libevent), "libevent cannot start here: see Backend availability"))
 struct LibeventBackendTests {
     @Test("200 µs waits are never early, nor rounded up to whole milliseconds (precise timer)")
     func preciseTimer() async throws {
@@ -94,7 +96,9 @@ struct LibeventBackendTests {
             defer { keepAlive.invalidate() }
             let (timer, reader) = loop.withEventBase { base in
                 let timer = ForeignEvent(base: base) { what in
-                    trace("timer what=\(what) onLoopThread=\(pthread_equal(pthread_self(), loopThread) != 0) waiting=\(loop.isWaiting)")
+                    trace(
+                        "timer what=\(what) onLoopThread=\(pthread_equal(pthread_self(), loopThread) != 0) waiting=\(loop.isWaiting)"
+                    )
                     pipe.fill()
                 }
                 let reader = ForeignEvent(base: base, descriptor: pipe.readEnd, persist: true) { what in
@@ -151,7 +155,9 @@ struct LibeventBackendTests {
             _ = Latch().wait(for: .milliseconds(2))
             after = openDescriptors()
         }
-        #expect(after.count < before.count + tolerance, "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
+        #expect(
+            after.count < before.count + tolerance,
+            "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
     }
 }
 

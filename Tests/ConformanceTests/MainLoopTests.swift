@@ -8,32 +8,42 @@ import Testing
 struct MainLoopTests {
     @Test("main-queue blocks run in default and custom common modes, not in a non-common mode", arguments: backends)
     func commonModesOnly(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "modes") == [
-            "private: timedOut",
-            "block 1 in custom", "custom: handledSource",
-            "block 2 in \(Loop.Mode.default)", "default: handledSource",
-        ])
+        #expect(
+            try runMainLoopFixture(backend, "modes") == [
+                "private: timedOut",
+                "block 1 in custom", "custom: handledSource",
+                "block 2 in \(Loop.Mode.default)", "default: handledSource",
+            ])
     }
 
-    @Test("a drain runs the blocks queued before it, not those queued during it; it counts as a handled source", arguments: backends)
+    @Test(
+        "a drain runs the blocks queued before it, not those queued during it; it counts as a handled source",
+        arguments: backends)
     func drainSnapshot(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "drain") == [
-            "first", "second", "run: handledSource",
-            "queued during the drain", "run: handledSource",
-        ])
+        #expect(
+            try runMainLoopFixture(backend, "drain") == [
+                "first", "second", "run: handledSource",
+                "queued during the drain", "run: handledSource",
+            ])
     }
 
-    @Test("a run nested in a main-queue block does not serve the queue, and its common mode is empty", arguments: backends)
+    @Test(
+        "a run nested in a main-queue block does not serve the queue, and its common mode is empty", arguments: backends
+    )
     func nestedInsideDrain(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "nested") == [
-            "nested: finished", "nested timer", "nested with timer: finished",
-            "outer: handledSource", "later block", "outer: handledSource",
-        ])
+        #expect(
+            try runMainLoopFixture(backend, "nested") == [
+                "nested: finished", "nested timer", "nested with timer: finished",
+                "outer: handledSource", "later block", "outer: handledSource",
+            ])
     }
 
     @Test("the main loop's first run with nothing queued sleeps once, until its timeout", arguments: backends)
     func idleFirstRun(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "idle") == ["run: timedOut", "passes 1, spurious 0, at most one timeout wakeup: true"])
+        #expect(
+            try runMainLoopFixture(backend, "idle") == [
+                "run: timedOut", "passes 1, spurious 0, at most one timeout wakeup: true",
+            ])
     }
 
     @Test("blocks queued before the main loop first ran are drained by its first run", arguments: backends)
@@ -41,7 +51,9 @@ struct MainLoopTests {
         #expect(try runMainLoopFixture(backend, "queued-first") == ["block", "block 2", "run: handledSource"])
     }
 
-    @Test("a sandbox that refuses epoll_pwait2 with EPERM: waits fall back to epoll_wait, timers fire", arguments: backends)
+    @Test(
+        "a sandbox that refuses epoll_pwait2 with EPERM: waits fall back to epoll_wait, timers fire",
+        arguments: backends)
     func sandboxRefusesEpollPwait2(_ backend: BackendKind) throws {
         #expect(try runMainLoopFixture(backend, "sandbox-epoll_pwait2") == ["timer", "run: stopped"])
     }
@@ -49,12 +61,18 @@ struct MainLoopTests {
     @Test("a sandbox that refuses io_uring_setup: the io_uring backend throws blockedBySandbox")
     func sandboxRefusesIoUring() throws {
         guard let uring = BackendKind(rawValue: "uring") else { return } // Not in this build.
-        #expect(try runMainLoopFixture(uring, "sandbox-io_uring_setup") == ["uring unavailable: blocked by sandbox (io_uring_setup, errno 1)"])
+        #expect(
+            try runMainLoopFixture(uring, "sandbox-io_uring_setup") == [
+                "uring unavailable: blocked by sandbox (io_uring_setup, errno 1)"
+            ])
     }
 
     @Test("@MainActor tasks run on the main loop's thread and complete", arguments: backends)
     func mainActorTasks(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "mainactor") == ["task on main thread: true", "task resumed", "run: stopped"])
+        #expect(
+            try runMainLoopFixture(backend, "mainactor") == [
+                "task on main thread: true", "task resumed", "run: stopped",
+            ])
     }
 
     @Test("Loop.main.run { async body } runs the body on the main loop and returns its result", arguments: backends)

@@ -68,7 +68,8 @@ extension MisuseTests {
     @Test("Loop.main.run(_:_:) in a mode that is not common (or in .common) traps", arguments: backends)
     func asyncRunInNonCommonMode(_ backend: BackendKind) async throws {
         for mode in ["tracking", Loop.Mode.common.name] {
-            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend, mode = mode as String] in
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [backend, mode = mode as String] in
                 let main = try Loop.main(creatingWith: backend.factory)
                 _ = try main.run(Loop.Mode(mode)) { 1 }
             }
@@ -95,7 +96,9 @@ extension MisuseTests {
     }
 
     #if Libevent
-    @Test("Loop.withEventBase(_:) on a loop that is not a libevent loop traps", arguments: backends.filter { $0 != .libevent })
+    @Test(
+        "Loop.withEventBase(_:) on a loop that is not a libevent loop traps",
+        arguments: backends.filter { $0 != .libevent })
     func withEventBaseOnOtherBackend(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
             try onThreadOfItsOwn {

@@ -6,7 +6,8 @@ import Testing
 
 /// Objects › Mode: a mode made common later receives every common item as it is at that moment.
 extension ModeTests {
-    @Test("a signalled version-0 source joining a mode made common is performed when that mode runs", arguments: backends)
+    @Test(
+        "a signalled version-0 source joining a mode made common is performed when that mode runs", arguments: backends)
     func signalledSourceJoinsNewCommonMode(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
@@ -23,7 +24,9 @@ extension ModeTests {
         #expect(trace.all == ["s", "s"])
     }
 
-    @Test("addCommonMode racing invalidate or remove(from: .common): cancel never precedes schedule, nothing left behind", arguments: backends)
+    @Test(
+        "addCommonMode racing invalidate or remove(from: .common): cancel never precedes schedule, nothing left behind",
+        arguments: backends)
     func addCommonModeRacingRemoval(_ backend: BackendKind) async throws {
         let problems = try await onLoopThread(backend) { loop -> [String] in
             var problems: [String] = []
@@ -58,7 +61,9 @@ extension ModeTests {
                     let forMode = events.filter { $0.dropFirst() == name[...] }.map { String($0.prefix(1)) }
                     if !allowed.contains(forMode) { problems.append("round \(round), \(name): \(forMode)") }
                 }
-                if loop.contains(source, in: mode) || loop.contains(source, in: .default) { problems.append("round \(round): still in a mode") }
+                if loop.contains(source, in: mode) || loop.contains(source, in: .default) {
+                    problems.append("round \(round): still in a mode")
+                }
                 if source.loopCount != 0 { problems.append("round \(round): the source still records the loop") }
                 source.invalidate()
             }
@@ -66,7 +71,8 @@ extension ModeTests {
         }
         #expect(problems == [])
     }
-    @Test("a block queued for the common modes wakes a loop asleep in a mode made common meanwhile", arguments: backends)
+    @Test(
+        "a block queued for the common modes wakes a loop asleep in a mode made common meanwhile", arguments: backends)
     func commonBlockWakesLoopInNewCommonMode(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop -> Loop.RunResult in

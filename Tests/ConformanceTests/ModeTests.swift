@@ -133,7 +133,10 @@ struct ModeTests {
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(timer, to: .common)
             loop.remove(timer, from: .common)
-            return [loop.contains(timer, in: .default), loop.contains(timer, in: "other"), loop.contains(timer, in: .common), timer.isValid]
+            return [
+                loop.contains(timer, in: .default), loop.contains(timer, in: "other"),
+                loop.contains(timer, in: .common), timer.isValid,
+            ]
         }
         #expect(found == [false, false, false, true])
     }
@@ -172,7 +175,9 @@ struct ModeTests {
     func commonSourceAfterRemoval(_ backend: BackendKind) async throws {
         let trace = Trace()
         let found = try await onLoopThread(backend) { loop in
-            let source = Loop.Source(cancel: { _, mode in trace("cancel \(mode)") }) { trace("performed in \(loop.currentMode!)") }
+            let source = Loop.Source(cancel: { _, mode in trace("cancel \(mode)") }) {
+                trace("performed in \(loop.currentMode!)")
+            }
             loop.add(source, to: .common)
             loop.remove(source, from: .default)
             loop.addCommonMode("x")

@@ -15,7 +15,8 @@ struct ObserverTests {
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
-        #expect(trace.all == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "timer", "exit"])
+        #expect(
+            trace.all == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "timer", "exit"])
     }
 
     @Test("a pass that performed a version-0 source polls: no beforeWaiting or afterWaiting", arguments: backends)
@@ -69,11 +70,14 @@ struct ObserverTests {
     func addedDuringNotificationMisses(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            let late = Loop.Observer(activities: [.beforeTimers, .exit], order: 10) { _, activity in trace("late \(activity)") }
-            loop.add(Loop.Observer(activities: .beforeTimers, repeats: false) { _, _ in
-                trace("adder")
-                loop.add(late, to: .default)
-            }, to: .default)
+            let late = Loop.Observer(activities: [.beforeTimers, .exit], order: 10) { _, activity in
+                trace("late \(activity)")
+            }
+            loop.add(
+                Loop.Observer(activities: .beforeTimers, repeats: false) { _, _ in
+                    trace("adder")
+                    loop.add(late, to: .default)
+                }, to: .default)
             loop.add(try Loop.Timer(after: .zero) { _ in }, to: .default)
             loop.run(timeout: generousDeadline)
         }
@@ -101,29 +105,32 @@ struct ObserverTests {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
             let nested = Atomic<Bool>(false)
-            loop.add(Loop.Observer(activities: .entry) { _, _ in
-                trace("entry observer")
-                guard !nested.exchange(true, ordering: .relaxed) else { return }
-                let timer = try! Loop.Timer(after: .zero) { _ in trace("nested timer") }
-                loop.add(timer, to: "inner")
-                loop.add(Loop.Observer(activities: .entry) { _, _ in trace("inner entry observer") }, to: "inner")
-                trace("nested \(loop.run("inner", timeout: generousDeadline))")
-            }, to: .common)
+            loop.add(
+                Loop.Observer(activities: .entry) { _, _ in
+                    trace("entry observer")
+                    guard !nested.exchange(true, ordering: .relaxed) else { return }
+                    let timer = try! Loop.Timer(after: .zero) { _ in trace("nested timer") }
+                    loop.add(timer, to: "inner")
+                    loop.add(Loop.Observer(activities: .entry) { _, _ in trace("inner entry observer") }, to: "inner")
+                    trace("nested \(loop.run("inner", timeout: generousDeadline))")
+                }, to: .common)
             loop.addCommonMode("inner")
             loop.add(try Loop.Timer(after: .zero) { _ in trace("outer timer") }, to: .default)
             loop.run(timeout: generousDeadline)
         }
-        #expect(trace.all == ["entry observer", "inner entry observer", "nested timer", "nested finished", "outer timer"])
+        #expect(
+            trace.all == ["entry observer", "inner entry observer", "nested timer", "nested finished", "outer timer"])
     }
 
     @Test("an observer invalidated inside its callback is not called again", arguments: backends)
     func invalidateInsideCallback(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            loop.add(Loop.Observer(activities: .allActivities) { observer, activity in
-                trace("\(activity)")
-                if activity == .beforeSources { observer.invalidate() }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .allActivities) { observer, activity in
+                    trace("\(activity)")
+                    if activity == .beforeSources { observer.invalidate() }
+                }, to: .default)
             loop.add(try Loop.Timer(after: .zero) { _ in }, to: .default)
             loop.run(timeout: generousDeadline)
         }

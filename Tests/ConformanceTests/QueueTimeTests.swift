@@ -1,5 +1,6 @@
-@testable import RunLoopCore
 import Testing
+
+@testable import RunLoopCore
 
 /// The timer queues keep instants as whole nanoseconds: converting must never make a timer due
 /// early (instants round up, the time they are compared with rounds down), must keep the order

@@ -71,30 +71,34 @@ struct RunResultTests {
             let source = oneShotSource("source", into: trace)
             loop.add(source, to: .common)
             loop.addCommonMode("inner")
-            loop.add(try Loop.Timer(after: .zero) { _ in
-                source.signal()
-                trace("inner \(loop.run("inner", timeout: generousDeadline, returnAfterSourceHandled: true))")
-            }, to: .default)
+            loop.add(
+                try Loop.Timer(after: .zero) { _ in
+                    source.signal()
+                    trace("inner \(loop.run("inner", timeout: generousDeadline, returnAfterSourceHandled: true))")
+                }, to: .default)
             return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
         }
         #expect(result == .finished)
         #expect(trace.all == ["source", "inner handledSource"])
     }
 
-    @Test("stop ends the innermost run after its pass; blocks of that pass still run; the outer run goes on", arguments: backends)
+    @Test(
+        "stop ends the innermost run after its pass; blocks of that pass still run; the outer run goes on",
+        arguments: backends)
     func stopInnermost(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: "inner")
-            loop.add(try Loop.Timer(after: .zero) { _ in
-                loop.perform(in: ["inner"]) {
-                    trace("inner block stops")
-                    loop.stop()
-                    loop.perform(in: ["inner"]) { trace("queued during drain, same pass") }
-                }
-                trace("inner \(loop.run("inner", timeout: generousDeadline))")
-            }, to: .default)
+            loop.add(
+                try Loop.Timer(after: .zero) { _ in
+                    loop.perform(in: ["inner"]) {
+                        trace("inner block stops")
+                        loop.stop()
+                        loop.perform(in: ["inner"]) { trace("queued during drain, same pass") }
+                    }
+                    trace("inner \(loop.run("inner", timeout: generousDeadline))")
+                }, to: .default)
             loop.add(try Loop.Timer(after: .milliseconds(1)) { _ in trace("outer goes on") }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
@@ -132,14 +136,15 @@ struct RunResultTests {
     func stopDiesWithRun(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop in
-            loop.add(try Loop.Timer(after: .zero) { _ in
-                let timer = try! Loop.Timer(after: .seconds(3600)) { _ in }
-                loop.add(timer, to: "inner")
-                // Stopped and timed out in the same pass: timedOut wins, the stop is dropped.
-                loop.perform(in: ["inner"]) { loop.stop() }
-                trace("inner \(loop.run("inner", timeout: .zero))")
-                timer.invalidate()
-            }, to: .default)
+            loop.add(
+                try Loop.Timer(after: .zero) { _ in
+                    let timer = try! Loop.Timer(after: .seconds(3600)) { _ in }
+                    loop.add(timer, to: "inner")
+                    // Stopped and timed out in the same pass: timedOut wins, the stop is dropped.
+                    loop.perform(in: ["inner"]) { loop.stop() }
+                    trace("inner \(loop.run("inner", timeout: .zero))")
+                    timer.invalidate()
+                }, to: .default)
             loop.add(try Loop.Timer(after: .milliseconds(2)) { _ in trace("outer timer") }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
@@ -151,11 +156,12 @@ struct RunResultTests {
     func nestSameMode(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop in
-            loop.add(try Loop.Timer(after: .zero, order: 0) { _ in
-                trace("outer timer")
-                loop.add(try! recordingTimer("nested timer", into: trace), to: .default)
-                trace("nested \(loop.run(timeout: generousDeadline, returnAfterSourceHandled: false))")
-            }, to: .default)
+            loop.add(
+                try Loop.Timer(after: .zero, order: 0) { _ in
+                    trace("outer timer")
+                    loop.add(try! recordingTimer("nested timer", into: trace), to: .default)
+                    trace("nested \(loop.run(timeout: generousDeadline, returnAfterSourceHandled: false))")
+                }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
@@ -167,23 +173,28 @@ struct RunResultTests {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
             trace("idle \(loop.isWaiting)")
-            loop.add(Loop.Observer(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
-                trace("\(activity) \(loop.isWaiting)")
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
+                    trace("\(activity) \(loop.isWaiting)")
+                }, to: .default)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer \(loop.isWaiting)") }
             loop.add(timer, to: .default)
             let seen = Latch()
-            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                try? spawnThread {
-                    // The timer cannot fire before this thread saw the loop asleep.
-                    while !loop.isWaiting { sched_yield() }
-                    seen.open()
-                    timer.nextFireInstant = .now
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                    try? spawnThread {
+                        // The timer cannot fire before this thread saw the loop asleep.
+                        while !loop.isWaiting { sched_yield() }
+                        seen.open()
+                        timer.nextFireInstant = .now
+                    }
+                }, to: .default)
             loop.run(timeout: generousDeadline)
             trace("saw sleeping \(seen.wait())")
         }
-        #expect(trace.all == ["idle false", "beforeWaiting false", "afterWaiting false", "timer false", "saw sleeping true"])
+        #expect(
+            trace.all == [
+                "idle false", "beforeWaiting false", "afterWaiting false", "timer false", "saw sleeping true",
+            ])
     }
 }

@@ -12,7 +12,9 @@ import Testing
 /// blocks per producer).
 @Suite("Stress")
 struct StressTests {
-    @Test("4 producers × 1,000,000 blocks with messages, signals, churn, nested runs, stop and wakeUp: exactly once, in order, nothing left", arguments: backends)
+    @Test(
+        "4 producers × 1,000,000 blocks with messages, signals, churn, nested runs, stop and wakeUp: exactly once, in order, nothing left",
+        arguments: backends)
     func producersAndChurn(_ backend: BackendKind) async throws {
         let run = try await StressFixtureRun.run("stress", backend)
         run.expectPassed()

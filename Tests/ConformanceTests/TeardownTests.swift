@@ -9,7 +9,9 @@ import Testing
 struct TeardownTests {
     /// Runs in a process of its own (the `StressFixture` program, `TeardownScenario`), whose
     /// descriptors and memory no other test touches meanwhile.
-    @Test("10,000 threads, each with a loop, a timer and a pipe source, come and go: descriptors and memory stay flat", arguments: backends)
+    @Test(
+        "10,000 threads, each with a loop, a timer and a pipe source, come and go: descriptors and memory stay flat",
+        arguments: backends)
     func manyThreads(_ backend: BackendKind) async throws {
         let run = try await StressFixtureRun.run("teardown", backend)
         run.expectPassed()
@@ -46,7 +48,8 @@ struct TeardownTests {
         }
         #expect(thread.join())
         #expect(ran.value == 0, "a queued block ran during teardown")
-        #expect(released.value == posted, "\(posted - released.value) blocks (and what they captured) were not released")
+        #expect(
+            released.value == posted, "\(posted - released.value) blocks (and what they captured) were not released")
         // A block posted to the torn-down loop is refused: released at once, never run.
         let loop = try #require(loopRef.value)
         let late = AtomicInt()
@@ -61,7 +64,9 @@ struct TeardownTests {
         #expect(ran.value == 0)
     }
 
-    @Test("a loop whose items' callbacks refer to it is freed when its thread exits, with its descriptors", arguments: backends)
+    @Test(
+        "a loop whose items' callbacks refer to it is freed when its thread exits, with its descriptors",
+        arguments: backends)
     func callbacksReferringToTheirLoop(_ backend: BackendKind) async throws {
         final class Weak: @unchecked Sendable {
             // @unchecked: set on the loop's thread, read after it was joined.
@@ -81,10 +86,11 @@ struct TeardownTests {
                 if served.increment() == 4 { loop.stop() }
             }
             loop.add(Loop.Source(port: port) { _ in serve() }, to: .default)
-            loop.add(try! Loop.Source(fileDescriptor: pipe.readEnd) { _ in
-                pipe.drain()
-                serve()
-            }, to: .default)
+            loop.add(
+                try! Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                    pipe.drain()
+                    serve()
+                }, to: .default)
             let signalled = Loop.Source { serve() }
             loop.add(signalled, to: .default)
             loop.add(try! Loop.Timer(after: .zero) { _ in serve() }, to: .default)
@@ -108,4 +114,3 @@ final class Tracked: Sendable {
     func touch() {}
     deinit { released.increment() }
 }
-

@@ -33,7 +33,8 @@ struct ThreadTests {
         }
     }
 
-    @Test("the main loop is one loop, reachable from any thread, and is not a worker thread's loop", arguments: backends)
+    @Test(
+        "the main loop is one loop, reachable from any thread, and is not a worker thread's loop", arguments: backends)
     func mainFromAnyThread(_ backend: BackendKind) async throws {
         let fromWorker = try await onLoopThread(backend) { loop in
             #expect(Loop.main !== loop)
@@ -43,14 +44,17 @@ struct ThreadTests {
         #expect(Loop.main.isMain)
     }
 
-    @Test("a loop is torn down when its thread exits: sources are cancelled, timers and observers invalidated", arguments: backends)
+    @Test(
+        "a loop is torn down when its thread exits: sources are cancelled, timers and observers invalidated",
+        arguments: backends)
     func tornDownAtThreadExit(_ backend: BackendKind) async throws {
         let trace = Trace()
         let exited = Latch()
-        let source = Loop.Source(cancel: { _, mode in
-            trace("cancel \(mode)")
-            exited.open()
-        }, perform: {})
+        let source = Loop.Source(
+            cancel: { _, mode in
+                trace("cancel \(mode)")
+                exited.open()
+            }, perform: {})
         let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
         let observer = Loop.Observer(activities: .entry) { _, _ in }
         let loopBox = Lock<Loop?>(nil)

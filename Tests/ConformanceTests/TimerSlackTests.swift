@@ -1,15 +1,18 @@
-@testable import RunLoopCore
 import Testing
+
+@testable import RunLoopCore
 
 /// Timing: a timer never fires later than its tolerance allows for a reason the loop controls.
 /// The kernel may overrun a timed sleep by the thread's timer slack; a wait bounded by a timer
 /// must end, slack included, between the timer's instant and its deadline (instant + tolerance).
 @Suite("Timer slack")
 struct TimerSlackTests {
-    @Test("a wait for a timer ends, slack included, within the timer's tolerance window", arguments: [
-        Duration.zero, .nanoseconds(1), .microseconds(1), .microseconds(20), .microseconds(49),
-        .microseconds(50), .microseconds(51), .milliseconds(1), .seconds(1),
-    ])
+    @Test(
+        "a wait for a timer ends, slack included, within the timer's tolerance window",
+        arguments: [
+            Duration.zero, .nanoseconds(1), .microseconds(1), .microseconds(20), .microseconds(49),
+            .microseconds(50), .microseconds(51), .milliseconds(1), .seconds(1),
+        ])
     func waitEndsWithinTolerance(_ tolerance: Duration) {
         var slack = TimerSlack()
         let instant = ContinuousClock.now + .seconds(1)

@@ -5,12 +5,16 @@ import Testing
 /// Objects › Timer: set inside the callback, a next fire instant later than the instant being
 /// served replaces the automatic advance, even when it is earlier than the advance.
 extension TimerTests {
-    @Test("a next instant set inside the callback, earlier than the advance but later than the served instant, wins", arguments: backends)
+    @Test(
+        "a next instant set inside the callback, earlier than the advance but later than the served instant, wins",
+        arguments: backends)
     func setInsideCallbackEarlierThanAdvance(_ backend: BackendKind) async throws {
         let gap = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .seconds(20)) { timer in
-                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                let count = served.withLock {
+                    $0.append(timer.nextFireInstant); return $0.count
+                }
                 if count == 1 { timer.nextFireInstant = timer.nextFireInstant + .milliseconds(300) }
                 if count == 2 { timer.invalidate() }
             }

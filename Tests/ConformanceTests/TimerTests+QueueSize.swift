@@ -10,7 +10,9 @@ extension TimerTests {
     /// are dropped once they outnumber the live ones).
     private static func bound(live: Int) -> Int { 2 * live + 64 }
 
-    @Test("a timer re-armed 100,000 times, in one mode and in the common modes, leaves each queue at its live size", arguments: backends)
+    @Test(
+        "a timer re-armed 100,000 times, in one mode and in the common modes, leaves each queue at its live size",
+        arguments: backends)
     func rearmedOftenStaysSmall(_ backend: BackendKind) async throws {
         let sizes = try await onLoopThread(backend) { loop -> [Int] in
             loop.addCommonMode("tracking")
@@ -33,7 +35,9 @@ extension TimerTests {
         #expect(sizes[2] <= Self.bound(live: 1), "the tracking mode's queue holds \(sizes[2]) entries for 1 timer")
     }
 
-    @Test("invalidating 9,000 of 10,000 timers shrinks their mode's queue; the rest still fire in order", arguments: backends)
+    @Test(
+        "invalidating 9,000 of 10,000 timers shrinks their mode's queue; the rest still fire in order",
+        arguments: backends)
     func invalidatedShrink(_ backend: BackendKind) async throws {
         let (size, fired) = try await onLoopThread(backend) { loop -> (Int, [Int]) in
             let start = ContinuousClock.now

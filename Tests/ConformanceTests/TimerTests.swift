@@ -13,13 +13,16 @@ struct TimerTests {
         try await onLoopThread(backend) { loop in
             let due = ContinuousClock.now + .milliseconds(2)
             let timer = try Loop.Timer(fireAt: due) { timer in
-                trace("fired valid=\(timer.isValid) early=\(ContinuousClock.now < due) reads-served=\(timer.nextFireInstant == due)")
+                trace(
+                    "fired valid=\(timer.isValid) early=\(ContinuousClock.now < due) reads-served=\(timer.nextFireInstant == due)"
+                )
             }
             loop.add(timer, to: .default)
             trace("\(loop.run(timeout: generousDeadline))")
             trace("valid=\(timer.isValid) in-mode=\(loop.contains(timer, in: .default))")
         }
-        #expect(trace.all == ["fired valid=false early=false reads-served=true", "finished", "valid=false in-mode=false"])
+        #expect(
+            trace.all == ["fired valid=false early=false reads-served=true", "finished", "valid=false in-mode=false"])
     }
 
     @Test("a fire instant in the past is clamped to now when added, re-anchoring the grid", arguments: backends)
@@ -27,7 +30,9 @@ struct TimerTests {
         let (anchoredAfterAdd, served) = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(fireAt: .now - .seconds(10), interval: .milliseconds(1)) { timer in
-                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                let count = served.withLock {
+                    $0.append(timer.nextFireInstant); return $0.count
+                }
                 if count == 3 { timer.invalidate() }
             }
             let beforeAdd = ContinuousClock.now
@@ -42,7 +47,9 @@ struct TimerTests {
         #expect(served.allSatisfy { $0.nanosecondsClampedToZero % 1_000_000 == 0 })
     }
 
-    @Test("a repeating timer that missed instants fires once, then moves to the next grid instant in the future", arguments: backends)
+    @Test(
+        "a repeating timer that missed instants fires once, then moves to the next grid instant in the future",
+        arguments: backends)
     func missedFiresSkipped(_ backend: BackendKind) async throws {
         let (fires, next, returned, anchor) = try await onLoopThread(backend) { loop in
             let interval = Duration.milliseconds(2)
@@ -134,7 +141,9 @@ struct TimerTests {
         let gaps = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
-                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                let count = served.withLock {
+                    $0.append(timer.nextFireInstant); return $0.count
+                }
                 if count == 1 { timer.nextFireInstant = timer.nextFireInstant + .milliseconds(100) }
                 if count == 2 { timer.invalidate() }
             }
@@ -151,7 +160,9 @@ struct TimerTests {
         let gaps = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(100)) { timer in
-                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                let count = served.withLock {
+                    $0.append(timer.nextFireInstant); return $0.count
+                }
                 if count == 1 { timer.nextFireInstant = .now - .seconds(1) } // A past instant means now.
                 if count == 2 { timer.invalidate() }
             }
@@ -182,12 +193,13 @@ struct TimerTests {
         let result = try await onLoopThread(backend) { loop in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
-            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                try? spawnThread {
-                    while !loop.isWaiting { sched_yield() }
-                    timer.nextFireInstant = .now
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                    try? spawnThread {
+                        while !loop.isWaiting { sched_yield() }
+                        timer.nextFireInstant = .now
+                    }
+                }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
@@ -204,12 +216,13 @@ struct TimerTests {
                 trace("near fired")
                 far.invalidate()
             }
-            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                try? spawnThread {
-                    while !loop.isWaiting { sched_yield() }
-                    loop.add(near, to: .default)
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                    try? spawnThread {
+                        while !loop.isWaiting { sched_yield() }
+                        loop.add(near, to: .default)
+                    }
+                }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
@@ -218,7 +231,8 @@ struct TimerTests {
 
     @Test("a repeating timer's tolerance is clamped to half its interval", arguments: backends)
     func toleranceClamped(_ backend: BackendKind) async throws {
-        let timer = try Loop.Timer(after: .seconds(1), repeating: .milliseconds(10), tolerance: .milliseconds(8)) { _ in }
+        let timer = try Loop.Timer(after: .seconds(1), repeating: .milliseconds(10), tolerance: .milliseconds(8)) { _ in
+        }
         #expect(timer.tolerance == .milliseconds(5))
         try timer.setTolerance(.milliseconds(2))
         #expect(timer.tolerance == .milliseconds(2))
@@ -286,7 +300,9 @@ struct TimerTests {
         #expect(trace.all == ["fired"])
     }
 
-    @Test("a timer removed from a mode stays valid and does not fire there; it fires in its other mode", arguments: backends)
+    @Test(
+        "a timer removed from a mode stays valid and does not fire there; it fires in its other mode",
+        arguments: backends)
     func removeFromOneMode(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
@@ -304,25 +320,29 @@ struct TimerTests {
     func timerReachesLateCommonMode(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            loop.add(try Loop.Timer(after: .milliseconds(1)) { _ in trace("fired in \(loop.currentMode!)") }, to: .common)
+            loop.add(
+                try Loop.Timer(after: .milliseconds(1)) { _ in trace("fired in \(loop.currentMode!)") }, to: .common)
             loop.addCommonMode("late")
             loop.run("late", timeout: generousDeadline)
         }
         #expect(trace.all == ["fired in late"])
     }
 
-    @Test("a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends", arguments: backends)
+    @Test(
+        "a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends",
+        arguments: backends)
     func invalidateFromAnotherThread(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
-            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                try? spawnThread {
-                    while !loop.isWaiting { sched_yield() }
-                    timer.invalidate()
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                    try? spawnThread {
+                        while !loop.isWaiting { sched_yield() }
+                        timer.invalidate()
+                    }
+                }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
@@ -345,7 +365,9 @@ struct TimerTests {
         #expect(trace.all == ["fired in A"])
     }
 
-    @Test("timers due at the same instant with the same order fire in the order they were added, not made", arguments: backends)
+    @Test(
+        "timers due at the same instant with the same order fire in the order they were added, not made",
+        arguments: backends)
     func tiesByAddOrder(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
@@ -359,12 +381,16 @@ struct TimerTests {
         #expect(trace.all == ["made second, added first", "made first, added second"])
     }
 
-    @Test("a next instant set from another thread while the callback runs re-arms the timer, even if earlier", arguments: backends)
+    @Test(
+        "a next instant set from another thread while the callback runs re-arms the timer, even if earlier",
+        arguments: backends)
     func setFromAnotherThreadWhileFiring(_ backend: BackendKind) async throws {
         let gap = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
             let timer = try Loop.Timer(after: .zero, repeating: .seconds(10)) { timer in
-                let count = served.withLock { $0.append(timer.nextFireInstant); return $0.count }
+                let count = served.withLock {
+                    $0.append(timer.nextFireInstant); return $0.count
+                }
                 if count == 1 {
                     let set = Latch()
                     try? spawnThread {

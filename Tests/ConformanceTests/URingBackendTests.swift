@@ -12,7 +12,9 @@ import Testing
 /// lost wake fails the test instead of hanging it.
 @Suite("io_uring backend")
 struct URingBackendTests {
-    @Test("a completion for an unregistered descriptor is never delivered", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "a completion for an unregistered descriptor is never delivered",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func unregisteredIsNeverDelivered() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
@@ -41,7 +43,9 @@ struct URingBackendTests {
         #expect(reported == [Token(rawValue: 2)])
     }
 
-    @Test("register, unregister and re-register in quick succession: only the newest token is reported", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "register, unregister and re-register in quick succession: only the newest token is reported",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func onlyTheNewestTokenIsReported() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
@@ -74,7 +78,9 @@ struct URingBackendTests {
         #expect(stale == [])
     }
 
-    @Test("modify replaces the token: the old one is never reported again", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "modify replaces the token: the old one is never reported again",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func modifyReplacesTheToken() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
@@ -96,7 +102,9 @@ struct URingBackendTests {
         #expect(reported == [Token(rawValue: 1), Token(rawValue: 2), Token(rawValue: 2)])
     }
 
-    @Test("level-triggered: an unread pipe is reported by consecutive waits, a drained one is not", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "level-triggered: an unread pipe is reported by consecutive waits, a drained one is not",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func levelTriggered() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
@@ -119,7 +127,9 @@ struct URingBackendTests {
         #expect(waits == [readable, readable, readable, []])
     }
 
-    @Test("a wake from another thread ends a forever-wait", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "a wake from another thread ends a forever-wait",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func wakeFromAnotherThread() async throws {
         try await onLoopThread(.uring) { _ in
             let backend = try URingBackend()
@@ -135,7 +145,9 @@ struct URingBackendTests {
         }
     }
 
-    @Test("a wake posted before the wait begins is not lost, and many wakes make one", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "a wake posted before the wait begins is not lost, and many wakes make one",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func wakeBeforeWait() async throws {
         try await onLoopThread(.uring) { _ in
             let backend = try URingBackend()
@@ -149,7 +161,9 @@ struct URingBackendTests {
         }
     }
 
-    @Test("a wait with nothing to report is never shorter than its timeout", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "a wait with nothing to report is never shorter than its timeout",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func timeoutIsNotEarly() async throws {
         let elapsed = try await onLoopThread(.uring) { _ in
             let backend = try URingBackend()
@@ -161,7 +175,9 @@ struct URingBackendTests {
         #expect(elapsed >= .microseconds(15_500))
     }
 
-    @Test("unregistering releases the descriptor at once: closing it really closes it", .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    @Test(
+        "unregistering releases the descriptor at once: closing it really closes it",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func unregisterReleasesTheFile() async throws {
         let peerSawHangUp = try await onLoopThread(.uring) { _ in
             let backend = try URingBackend()
@@ -183,30 +199,33 @@ struct URingBackendTests {
         #expect(peerSawHangUp)
     }
 
-    @Test("why io_uring cannot start, from the errno io_uring_setup failed with", arguments: [
-        (ENOSYS, nil, "kernelTooOld"),
-        (ENOSYS, 2, "kernelTooOld"),
-        (EPERM, 1, "disabledByKernel"),
-        (EPERM, 2, "disabledByKernel"),
-        (EPERM, 0, "blockedBySandbox"),
-        (EPERM, nil, "blockedBySandbox"),
-        (EACCES, 0, "blockedBySandbox"),
-        (EACCES, 2, "blockedBySandbox"),
-        (ENOMEM, 0, "lockedMemoryLimit"),
-        (EINVAL, 0, "other"),
-        (EMFILE, nil, "other"),
-    ] as [(Int32, Int?, String)])
+    @Test(
+        "why io_uring cannot start, from the errno io_uring_setup failed with",
+        arguments: [
+            (ENOSYS, nil, "kernelTooOld"),
+            (ENOSYS, 2, "kernelTooOld"),
+            (EPERM, 1, "disabledByKernel"),
+            (EPERM, 2, "disabledByKernel"),
+            (EPERM, 0, "blockedBySandbox"),
+            (EPERM, nil, "blockedBySandbox"),
+            (EACCES, 0, "blockedBySandbox"),
+            (EACCES, 2, "blockedBySandbox"),
+            (ENOMEM, 0, "lockedMemoryLimit"),
+            (EINVAL, 0, "other"),
+            (EMFILE, nil, "other"),
+        ] as [(Int32, Int?, String)])
     func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) {
         let error = SystemError("io_uring_setup", errno: code)
         let reason = URingBackend.unavailability(setupErrno: code, ioUringDisabled: disabled)
-        let name: String = switch reason {
-        case .kernelTooOld(error): "kernelTooOld"
-        case .disabledByKernel(error): "disabledByKernel"
-        case .blockedBySandbox(error): "blockedBySandbox"
-        case .lockedMemoryLimit(error): "lockedMemoryLimit"
-        case .other(error): "other"
-        default: "wrong error in \(reason)"
-        }
+        let name: String =
+            switch reason {
+            case .kernelTooOld(error): "kernelTooOld"
+            case .disabledByKernel(error): "disabledByKernel"
+            case .blockedBySandbox(error): "blockedBySandbox"
+            case .lockedMemoryLimit(error): "lockedMemoryLimit"
+            case .other(error): "other"
+            default: "wrong error in \(reason)"
+            }
         #expect(name == expected)
     }
 }

@@ -96,7 +96,8 @@ struct Version0SourceTests {
         #expect(trace.all == ["a", "returned", "b"])
     }
 
-    @Test("schedule and cancel run once per concrete mode, on the calling thread, with no lock held", arguments: backends)
+    @Test(
+        "schedule and cancel run once per concrete mode, on the calling thread, with no lock held", arguments: backends)
     func scheduleAndCancel(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
@@ -171,13 +172,14 @@ struct Version0SourceTests {
             }
             ref.value = source
             loop.add(source, to: .default)
-            loop.add(Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                try? spawnThread {
-                    // The loop is about to sleep; signal once it does.
-                    while !loop.isWaiting { sched_yield() }
-                    source.signal()
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+                    try? spawnThread {
+                        // The loop is about to sleep; signal once it does.
+                        while !loop.isWaiting { sched_yield() }
+                        source.signal()
+                    }
+                }, to: .default)
             return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)

@@ -5,7 +5,9 @@ import Testing
 /// Objects › Items: an invalidated item is never called again — not even for the rest of a
 /// batch of port messages.
 extension Version1SourceTests {
-    @Test("a port source that invalidates itself receives no further message; the rest stay in the port", arguments: backends)
+    @Test(
+        "a port source that invalidates itself receives no further message; the rest stay in the port",
+        arguments: backends)
     func portSourceInvalidatedMidBatch(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in

@@ -7,7 +7,9 @@ import Testing
 /// Objects › Items: a removed descriptor leaves the kernel's interest set before `invalidate()`
 /// or `remove(_:from:)` returns, so its owner can close it at once.
 extension Version1SourceTests {
-    @Test("a socket invalidated from another thread while the loop sleeps, then closed, really closes", arguments: backends)
+    @Test(
+        "a socket invalidated from another thread while the loop sleeps, then closed, really closes",
+        arguments: backends)
     func invalidateThenCloseWhileSleeping(_ backend: BackendKind) async throws {
         let (ours, peer) = try socketPair()
         defer { close(peer) }

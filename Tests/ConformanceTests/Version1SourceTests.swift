@@ -24,7 +24,9 @@ struct Version1SourceTests {
         #expect(trace.all == ["readable true, drained 3"])
     }
 
-    @Test("level-triggered: a pipe left with data fires each pass until drained; RunLoopKit never reads it", arguments: backends)
+    @Test(
+        "level-triggered: a pipe left with data fires each pass until drained; RunLoopKit never reads it",
+        arguments: backends)
     func levelTriggered(_ backend: BackendKind) async throws {
         let trace = Trace()
         let pipe = try Pipe()
@@ -42,7 +44,11 @@ struct Version1SourceTests {
             trace("\(loop.run(timeout: .zero, returnAfterSourceHandled: true))")
             source.invalidate()
         }
-        #expect(trace.all == ["call 1", "handledSource", "call 2", "handledSource", "call 3", "drained 5", "handledSource", "timedOut"])
+        #expect(
+            trace.all == [
+                "call 1", "handledSource", "call 2", "handledSource", "call 3", "drained 5", "handledSource",
+                "timedOut",
+            ])
     }
 
     @Test("a writable interest reports .writable", arguments: backends)
@@ -125,7 +131,8 @@ struct Version1SourceTests {
         #expect(trace.all == ["first", "second drained 1"])
     }
 
-    @Test("a source removed from the running mode is not called, even when its descriptor is ready", arguments: backends)
+    @Test(
+        "a source removed from the running mode is not called, even when its descriptor is ready", arguments: backends)
     func removedNotCalled(_ backend: BackendKind) async throws {
         let trace = Trace()
         let pipes = try (0..<2).map { _ in try Pipe() }
@@ -197,14 +204,17 @@ struct Version1SourceTests {
         #expect(trace.all == ["afterWaiting", "first", "afterWaiting", "new source"])
     }
 
-    @Test("a nested run in another mode neither serves nor spins on the outer mode's ready descriptor", arguments: backends)
+    @Test(
+        "a nested run in another mode neither serves nor spins on the outer mode's ready descriptor",
+        arguments: backends)
     func nestedModeIsolation(_ backend: BackendKind) async throws {
         let trace = Trace()
         let pipe = try Pipe()
         defer { pipe.close() }
         try await onLoopThread(backend) { loop in
             let passes = Atomic<Int>(0)
-            loop.add(Loop.Observer(activities: .afterWaiting) { _, _ in passes.add(1, ordering: .relaxed) }, to: "inner")
+            loop.add(
+                Loop.Observer(activities: .afterWaiting) { _, _ in passes.add(1, ordering: .relaxed) }, to: "inner")
             let ref = Ref<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
                 trace("outer source")

@@ -23,10 +23,16 @@ struct WakeRaceTests {
     /// Each block runs, and each signal is performed, exactly once; each wakeUp ends the
     /// loop's sleep (or the next one: a wakeUp landing while the loop is awake wakes its next
     /// sleep at once).
-    @Test("perform, signal, wakeUp: each wakes a loop asleep with no timer and no descriptor, with no spurious wakeup", arguments: backends, WakeRace.Poke.allCases)
+    @Test(
+        "perform, signal, wakeUp: each wakes a loop asleep with no timer and no descriptor, with no spurious wakeup",
+        arguments: backends, WakeRace.Poke.allCases)
     func eachPokeWakes(_ backend: BackendKind, _ poke: WakeRace.Poke) async throws {
-        let outcome = try await onDedicatedThread { try WakeRace(backend: backend, poke: poke).run(rounds: Self.rounds) }
-        #expect(outcome.missed == nil, "round \(outcome.missed ?? 0) of \(Self.rounds): the loop never reacted to \(poke) (a lost wake)")
+        let outcome = try await onDedicatedThread {
+            try WakeRace(backend: backend, poke: poke).run(rounds: Self.rounds)
+        }
+        #expect(
+            outcome.missed == nil,
+            "round \(outcome.missed ?? 0) of \(Self.rounds): the loop never reacted to \(poke) (a lost wake)")
         if poke == .wakeUp {
             #expect(outcome.reactions >= Self.rounds)
         } else {
@@ -75,10 +81,11 @@ struct WakeRace: Sendable {
             }
             loop.add(signalled, to: .default)
             if poke == .wakeUp {
-                loop.add(Loop.Observer(activities: .afterWaiting) { _, _ in
-                    reactions.increment()
-                    reacted.signal()
-                }, to: .default)
+                loop.add(
+                    Loop.Observer(activities: .afterWaiting) { _, _ in
+                        reactions.increment()
+                        reacted.signal()
+                    }, to: .default)
             }
             source.value = signalled
             loopRef.value = loop

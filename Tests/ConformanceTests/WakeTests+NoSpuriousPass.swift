@@ -14,13 +14,14 @@ extension WakeTests {
             loop.add(keepAlive, to: .default)
             loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
             let sleeps = Atomic<Int>(0)
-            loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in
-                let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                try? spawnThread {
-                    while !loop.isWaiting { sched_yield() }
-                    if sleep == 1 { loop.wakeUp() } else { loop.stop() }
-                }
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting) { _, _ in
+                    let sleep = sleeps.add(1, ordering: .relaxed).newValue
+                    try? spawnThread {
+                        while !loop.isWaiting { sched_yield() }
+                        if sleep == 1 { loop.wakeUp() } else { loop.stop() }
+                    }
+                }, to: .default)
             _ = loop.run(timeout: generousDeadline)
             keepAlive.invalidate()
             return loop.statistics
@@ -38,20 +39,21 @@ extension WakeTests {
             loop.add(keepAlive, to: .default)
             loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
             let sleeps = Atomic<Int>(0)
-            loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in
-                let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                try? spawnThread {
-                    while !loop.isWaiting { sched_yield() }
-                    if sleep == 1 {
-                        // What a poster that claimed a wake for an earlier sleep delivers late:
-                        // a wake nobody claimed for this sleep. Then a real one.
-                        loop.backendWaker.wake()
-                        loop.wakeUp()
-                    } else {
-                        loop.stop()
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting) { _, _ in
+                    let sleep = sleeps.add(1, ordering: .relaxed).newValue
+                    try? spawnThread {
+                        while !loop.isWaiting { sched_yield() }
+                        if sleep == 1 {
+                            // What a poster that claimed a wake for an earlier sleep delivers late:
+                            // a wake nobody claimed for this sleep. Then a real one.
+                            loop.backendWaker.wake()
+                            loop.wakeUp()
+                        } else {
+                            loop.stop()
+                        }
                     }
-                }
-            }, to: .default)
+                }, to: .default)
             _ = loop.run(timeout: generousDeadline)
             keepAlive.invalidate()
             return loop.statistics
@@ -60,7 +62,9 @@ extension WakeTests {
         #expect(statistics.spuriousWakeups == 0)
     }
 
-    @Test("signals delivered to the loop thread neither restart its wait nor make passes: a timer still fires", arguments: backends)
+    @Test(
+        "signals delivered to the loop thread neither restart its wait nor make passes: a timer still fires",
+        arguments: backends)
     func signalsDoNotStarveTimers(_ backend: BackendKind) async throws {
         installNoOpHandler(for: SIGUSR2)
         let (fired, gaveUp, statistics) = try await onLoopThread(backend) { loop in
@@ -72,7 +76,8 @@ extension WakeTests {
             // that blocks most signals: a blocked signal would never interrupt anything.
             unblock(SIGUSR2)
             let before = loop.statistics
-            loop.add(try Loop.Timer(after: .milliseconds(50)) { _ in fired.store(true, ordering: .releasing) }, to: .default)
+            loop.add(
+                try Loop.Timer(after: .milliseconds(50)) { _ in fired.store(true, ordering: .releasing) }, to: .default)
             try spawnThread {
                 // A signal every 200 µs: far more often than the 50 ms timeout. A wait that
                 // restarted with its whole timeout on EINTR would never reach the timer.
@@ -92,7 +97,10 @@ extension WakeTests {
             signallerDone.wait()
             let after = loop.statistics
             #expect(result == .finished)
-            return (fired.load(ordering: .acquiring), gaveUp.load(ordering: .acquiring), (after.passes - before.passes, after.spuriousWakeups))
+            return (
+                fired.load(ordering: .acquiring), gaveUp.load(ordering: .acquiring),
+                (after.passes - before.passes, after.spuriousWakeups)
+            )
         }
         #expect(fired)
         #expect(!gaveUp)

@@ -15,18 +15,19 @@ struct WakeTests {
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)
             let passes = Atomic<Int>(0)
-            loop.add(Loop.Observer(activities: .beforeWaiting) { observer, _ in
-                switch passes.add(1, ordering: .relaxed).newValue {
-                case 1:
-                    try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
-                        loop.wakeUp()
+            loop.add(
+                Loop.Observer(activities: .beforeWaiting) { observer, _ in
+                    switch passes.add(1, ordering: .relaxed).newValue {
+                    case 1:
+                        try? spawnThread {
+                            while !loop.isWaiting { sched_yield() }
+                            loop.wakeUp()
+                        }
+                    default:
+                        observer.invalidate()
+                        timer.nextFireInstant = .now
                     }
-                default:
-                    observer.invalidate()
-                    timer.nextFireInstant = .now
-                }
-            }, to: .default)
+                }, to: .default)
             return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
         }
         #expect(result == .finished)
@@ -54,10 +55,11 @@ struct WakeTests {
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)
             loop.perform { loop.wakeUp() }
-            loop.add(Loop.Observer(activities: .afterWaiting, repeats: false, order: 1) { _, _ in
-                trace("woke")
-                timer.invalidate()
-            }, to: .default)
+            loop.add(
+                Loop.Observer(activities: .afterWaiting, repeats: false, order: 1) { _, _ in
+                    trace("woke")
+                    timer.invalidate()
+                }, to: .default)
             loop.run(timeout: generousDeadline)
         }
         #expect(trace.all == ["afterWaiting", "woke"])
@@ -100,7 +102,7 @@ struct WakeTests {
             try spawnThread {
                 var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
                 for round in 0..<rounds {
-                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                     // Vary the moment: sometimes right away, sometimes after the loop went to sleep.
                     if seed >> 62 == 0 { while !loop.isWaiting { sched_yield() } }
                     switch round % 3 {

@@ -17,7 +17,9 @@ struct DurationTimeoutTests {
         #expect(seconds(Duration.zero.timevalRoundedUp) == [0, 0])
     }
 
-    @Test("negative is zero in every unit", arguments: [Duration.zero - .nanoseconds(0.5), .zero - .seconds(5), .zero - enormous])
+    @Test(
+        "negative is zero in every unit",
+        arguments: [Duration.zero - .nanoseconds(0.5), .zero - .seconds(5), .zero - enormous])
     func negative(_ duration: Duration) {
         #expect(duration.nanosecondsClampedToZero == 0)
         #expect(duration.millisecondsRoundedUp == 0)
@@ -62,7 +64,8 @@ struct DurationTimeoutTests {
         #expect(Duration.milliseconds(Int64(Int32.max)).millisecondsRoundedUp == Int32.max)
         #expect(Duration.milliseconds(Int64(Int32.max) + 1).millisecondsRoundedUp == Int32.max)
         #expect(seconds(Duration.seconds(Int64(Int32.max) - 1).timevalRoundedUp) == [Int64(Int32.max) - 1, 0])
-        #expect(seconds((Duration.seconds(Int64(Int32.max)) + .nanoseconds(1)).timevalRoundedUp) == [Int64(Int32.max), 0])
+        #expect(
+            seconds((Duration.seconds(Int64(Int32.max)) + .nanoseconds(1)).timevalRoundedUp) == [Int64(Int32.max), 0])
     }
 
     private func seconds(_ spec: timespec) -> [Int64] { [Int64(spec.tv_sec), Int64(spec.tv_nsec)] }

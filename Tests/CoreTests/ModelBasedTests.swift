@@ -23,7 +23,9 @@ func checkAgainstModel(_ program: Program, sourceLocation: SourceLocation = #_so
     let core = FreshThread { CoreHarness.run(program) }
     let predicted = Model.predict(program)
     guard let actual = core.value(within: programDeadline) else {
-        Issue.record("Core did not finish the program within \(programDeadline) (a run that never returns?)", sourceLocation: sourceLocation)
+        Issue.record(
+            "Core did not finish the program within \(programDeadline) (a run that never returns?)",
+            sourceLocation: sourceLocation)
         return
     }
     if let report = predicted.divergence(from: actual, program: program) {

@@ -16,15 +16,17 @@ struct ScenarioTests {
                 .run(.default, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run default",
-            "0ms block b1 in default",
-            "0ms run A",
-            "0ms block b2 in A",
-            "0ms run A -> timedOut",
-            "0ms block b3 in default",
-            "0ms run default -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms block b1 in default",
+                "0ms run A",
+                "0ms block b2 in A",
+                "0ms run A -> timedOut",
+                "0ms block b3 in default",
+                "0ms run default -> timedOut",
+            ])
     }
 
     @Test("blocks stay FIFO when a block makes the running mode common")
@@ -38,39 +40,47 @@ struct ScenarioTests {
                 .run(.a, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run A",
-            "0ms block b1 in A",
-            "0ms block b2 in A",
-            "0ms block b3 in A",
-            "0ms run A -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run A",
+                "0ms block b1 in A",
+                "0ms block b2 in A",
+                "0ms block b3 in A",
+                "0ms run A -> timedOut",
+            ])
     }
 
     @Test("nextFireInstant set in the timer's own callback replaces the advance when later than the instant served")
     func fireInstantSetInOwnCallback() {
         let program = Program.scenario(
-            timers: [0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: 2), .none])],
+            timers: [
+                0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: 2), .none])
+            ],
             steps: [
                 .add(.timer(0), .default),
                 .run(.default, timeout: 25, returnAfterSourceHandled: false),
             ]
         )
         // 10 → set to 12 (earlier than the advance to 20) → 12 → advance to 22 → set to 24.
-        expectEvents(of: program, [
-            "0ms run default",
-            "10ms timer t0 @10ms in default",
-            "12ms timer t0 @12ms in default",
-            "22ms timer t0 @22ms in default",
-            "24ms timer t0 @24ms in default",
-            "25ms run default -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "10ms timer t0 @10ms in default",
+                "12ms timer t0 @12ms in default",
+                "22ms timer t0 @22ms in default",
+                "24ms timer t0 @24ms in default",
+                "25ms run default -> timedOut",
+            ])
     }
 
     @Test("a past instant set in the timer's own callback means now: it fires in the next pass, not the same one")
     func pastFireInstantSetInOwnCallbackFiresNextPass() {
         let program = Program.scenario(
-            timers: [0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: -2), .none])],
+            timers: [
+                0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: -2), .none])
+            ],
             observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
             steps: [
                 .add(.timer(0), .default),
@@ -81,18 +91,21 @@ struct ScenarioTests {
                 .run(.default, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        #expect(Array(Model.predict(program).steps[3].dropLast()) == [
-            "15ms run default",
-            "15ms observer o0 beforeTimers in default",
-            "15ms timer t0 @10ms in default",
-            "15ms run default -> timedOut",
-        ])
-        expectEvents(of: program, [
-            "15ms run default",
-            "15ms observer o0 beforeTimers in default",
-            "15ms timer t0 @15ms in default",
-            "15ms run default -> timedOut",
-        ])
+        #expect(
+            Array(Model.predict(program).steps[3].dropLast()) == [
+                "15ms run default",
+                "15ms observer o0 beforeTimers in default",
+                "15ms timer t0 @10ms in default",
+                "15ms run default -> timedOut",
+            ])
+        expectEvents(
+            of: program,
+            [
+                "15ms run default",
+                "15ms observer o0 beforeTimers in default",
+                "15ms timer t0 @15ms in default",
+                "15ms run default -> timedOut",
+            ])
     }
 
     @Test("a timer re-armed to now by another timer's callback fires in a later pass")
@@ -108,14 +121,17 @@ struct ScenarioTests {
                 .run(.default, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run default",
-            "0ms timer t0 @0ms in default",
-            "0ms run default -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms timer t0 @0ms in default",
+                "0ms run default -> timedOut",
+            ])
     }
 
-    @Test("a timer that left a mode and is added back by a timer callback fires in a later pass, even at its old instant")
+    @Test(
+        "a timer that left a mode and is added back by a timer callback fires in a later pass, even at its old instant")
     func timerAddedBackDuringStepWaitsForLaterPass() {
         // Found by the random programs: the entry queued before t1 left the mode still stood
         // for it (same generation) when it came back, and served the step that re-added it.
@@ -133,16 +149,18 @@ struct ScenarioTests {
                 .run(.default, timeout: 15, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run default",
-            "0ms observer o0 beforeTimers in default",
-            // Woken at 10 ms, the pass that slept fires the due timers (CFRunLoop's order).
-            "10ms timer t0 @10ms in default",
-            "10ms observer o0 beforeTimers in default",
-            "10ms timer t1 @10ms in default",
-            "10ms observer o0 beforeTimers in default",
-            "15ms run default -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms observer o0 beforeTimers in default",
+                // Woken at 10 ms, the pass that slept fires the due timers (CFRunLoop's order).
+                "10ms timer t0 @10ms in default",
+                "10ms observer o0 beforeTimers in default",
+                "10ms timer t1 @10ms in default",
+                "10ms observer o0 beforeTimers in default",
+                "15ms run default -> timedOut",
+            ])
     }
 
     @Test("a signalled common source joins a mode made common later and is performed there")
@@ -157,11 +175,13 @@ struct ScenarioTests {
                 .run(.a, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run A",
-            "0ms source s0 in A",
-            "0ms run A -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run A",
+                "0ms source s0 in A",
+                "0ms run A -> timedOut",
+            ])
     }
 
     @Test("a timer that joins a mode made common while in no mode has its past instant clamped, as add(_:to:) does")
@@ -176,11 +196,13 @@ struct ScenarioTests {
                 .run(.a, timeout: 0, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "5ms run A",
-            "5ms timer t0 @5ms in A",
-            "5ms run A -> timedOut",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "5ms run A",
+                "5ms timer t0 @5ms in A",
+                "5ms run A -> timedOut",
+            ])
     }
 
     @Test("an invalidated common source is no longer in common, even when it was in no mode")
@@ -205,18 +227,24 @@ struct ScenarioTests {
                 .run(.default, timeout: nil, returnAfterSourceHandled: false),
             ]
         )
-        expectEvents(of: program, [
-            "0ms run default",
-            "0ms \(Model.endlessSleep)",
-            "0ms run default -> stopped",
-        ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms \(Model.endlessSleep)",
+                "0ms run default -> stopped",
+            ])
     }
 
     /// The model predicts exactly `events` (less the state line) for the last step, and Core
     /// does what the model predicts.
-    private func expectEvents(of program: Program, _ events: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectEvents(
+        of program: Program, _ events: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let predicted = Model.predict(program)
-        #expect(Array(predicted.steps.last!.dropLast()) == events, "the model's reading of the rule", sourceLocation: sourceLocation)
+        #expect(
+            Array(predicted.steps.last!.dropLast()) == events, "the model's reading of the rule",
+            sourceLocation: sourceLocation)
         checkAgainstModel(program, sourceLocation: sourceLocation)
     }
 }
@@ -235,7 +263,9 @@ extension Program {
         return Program(
             sources: slots.map { sources[$0] ?? SourceSpec(order: 0, actions: []) },
             timers: slots.map { timers[$0] ?? TimerSpec(fireAt: 0, interval: nil, order: 0, actions: []) },
-            observers: slots.map { observers[$0] ?? ObserverSpec(activities: [.exit], repeats: true, order: 0, actions: []) },
+            observers: slots.map {
+                observers[$0] ?? ObserverSpec(activities: [.exit], repeats: true, order: 0, actions: [])
+            },
             blockActions: blocks,
             steps: steps
         )

@@ -89,7 +89,8 @@ case "async":
     let value = try loop.run {
         try await Task.sleep(for: .milliseconds(2))
         let timerFired = await withCheckedContinuation { continuation in
-            loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in continuation.resume(returning: true) }, to: .default)
+            loop.add(
+                try! Loop.Timer(after: .milliseconds(1)) { _ in continuation.resume(returning: true) }, to: .default)
         }
         return timerFired ? 42 : 0
     }
@@ -109,10 +110,11 @@ case "readme":
 
 case "sandbox-epoll_pwait2":
     // epoll_pwait2 answers EPERM: the loop waits with epoll_wait instead, timers still fire.
-    loop.add(try Loop.Timer(after: .milliseconds(5)) { _ in
-        trace("timer")
-        loop.stop()
-    }, to: .default)
+    loop.add(
+        try Loop.Timer(after: .milliseconds(5)) { _ in
+            trace("timer")
+            loop.stop()
+        }, to: .default)
     trace("run: \(loop.run(timeout: .seconds(30)))")
 
 case "idle":
@@ -121,7 +123,9 @@ case "idle":
     // instead, with no wakeup at all: so "at most one".)
     trace("run: \(loop.run(timeout: .milliseconds(20)))")
     let statistics = loop.statistics
-    trace("passes \(statistics.passes), spurious \(statistics.spuriousWakeups), at most one timeout wakeup: \(statistics.timeoutWakeups <= 1)")
+    trace(
+        "passes \(statistics.passes), spurious \(statistics.spuriousWakeups), at most one timeout wakeup: \(statistics.timeoutWakeups <= 1)"
+    )
 
 case "queued-first":
     // A block queued before the main loop ever ran is drained by its first run.

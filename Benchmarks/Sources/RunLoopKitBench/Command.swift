@@ -13,7 +13,8 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runloopkit-bench",
         abstract: "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO and the bare syscalls.",
-        discussion: "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
+        discussion:
+            "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
     )
 
     /// The main-queue wake's child (`runloopkit-bench main-wake …`) is parsed apart, so that it
@@ -30,7 +31,8 @@ struct Bench: ParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).")
     var scenarios: [String] = ScenarioName.allCases.map(\.rawValue)
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, nio, floor (default: all).")
+    @Option(
+        name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, nio, floor (default: all).")
     var subjects: [String] = Subject.all.map(\.description)
 
     @Flag(name: .long, help: "Small sample counts: the whole run takes about two minutes on 2 CPUs.")
@@ -63,7 +65,8 @@ struct Bench: ParsableCommand {
     @Option(name: .long, help: "Seed of every random gap, delay and phase.")
     var seed: UInt64 = 0x5EED_2026
 
-    @Flag(name: .long, help: "Do not hold /dev/cpu_dma_latency at 0 µs during the wake measurements: let idle CPUs halt.")
+    @Flag(
+        name: .long, help: "Do not hold /dev/cpu_dma_latency at 0 µs during the wake measurements: let idle CPUs halt.")
     var allowDeepIdle = false
 
     @Flag(name: .long, help: "Print JSON on standard output instead of the tables.")
@@ -74,13 +77,20 @@ struct Bench: ParsableCommand {
 
     func validate() throws {
         for name in scenarios where ScenarioName(rawValue: name) == nil {
-            throw ValidationError("unknown scenario '\(name)'; known: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown scenario '\(name)'; known: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         for name in subjects where Subject(name: name) == nil {
-            throw ValidationError("unknown subject '\(name)'; this build has: \(Subject.all.map(\.description).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown subject '\(name)'; this build has: \(Subject.all.map(\.description).joined(separator: ", "))")
         }
-        for (name, value) in [("samples", samples), ("warmup", warmup), ("timer-samples", timerSamples), ("blocks", blocks), ("timers", timers), ("descriptors", descriptors), ("rearms", rearms)] {
-            if let value, value < (name == "warmup" ? 0 : 1) { throw ValidationError("--\(name) must be positive, not \(value)") }
+        for (name, value) in [
+            ("samples", samples), ("warmup", warmup), ("timer-samples", timerSamples), ("blocks", blocks),
+            ("timers", timers), ("descriptors", descriptors), ("rearms", rearms),
+        ] {
+            if let value, value < (name == "warmup" ? 0 : 1) {
+                throw ValidationError("--\(name) must be positive, not \(value)")
+            }
         }
     }
 
@@ -118,7 +128,9 @@ struct Bench: ParsableCommand {
         if json {
             print(try JSONReport.render(context.results, machine: machine, settings: settings, seconds: seconds))
         } else {
-            print("RunLoopKit benchmark — \(machine.summary); \(quick ? "quick" : "full") run, seed \(seed), \(String(format: "%.1f", seconds)) s")
+            print(
+                "RunLoopKit benchmark — \(machine.summary); \(quick ? "quick" : "full") run, seed \(seed), \(String(format: "%.1f", seconds)) s"
+            )
             for note in context.results.notes { print("note: \(note)") }
             print(Table.render(context.results))
             print(Targets.render(context.results))

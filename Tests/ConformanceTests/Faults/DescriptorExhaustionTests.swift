@@ -10,12 +10,16 @@ import Testing
 /// `ExhaustionScenario`): a lowered limit would break the tests running in parallel.
 @Suite("Faults: descriptor exhaustion")
 struct DescriptorExhaustionTests {
-    @Test("loops and ports until descriptors run out: typed errors, no crash, no leak, and creating works again", arguments: backends)
+    @Test(
+        "loops and ports until descriptors run out: typed errors, no crash, no leak, and creating works again",
+        arguments: backends)
     func runOut(_ backend: BackendKind) async throws {
         try await StressFixtureRun.run("exhaustion", backend).expectPassed()
     }
 
-    @Test("a loop made with 0 to 8 descriptors left either works or throws a typed error, and leaks nothing", arguments: backends)
+    @Test(
+        "a loop made with 0 to 8 descriptors left either works or throws a typed error, and leaks nothing",
+        arguments: backends)
     func partialCreation(_ backend: BackendKind) async throws {
         try await StressFixtureRun.run("exhaustion-partial", backend).expectPassed()
     }

@@ -24,11 +24,15 @@ struct DescriptorReuseTests {
     /// The program prints the reused number; its standard error must report it as closed.
     private func checkReport(_ run: StressFixtureRun, sourceLocation: SourceLocation = #_sourceLocation) throws {
         run.expectPassed(sourceLocation: sourceLocation)
-        let number = try #require(run.output.split(separator: "\n").compactMap { $0.split(separator: " ").last.flatMap { Int32($0) } }.first,
-                                  "the program printed no descriptor number: \(run.output)", sourceLocation: sourceLocation)
+        let number = try #require(
+            run.output.split(separator: "\n").compactMap { $0.split(separator: " ").last.flatMap { Int32($0) } }.first,
+            "the program printed no descriptor number: \(run.output)", sourceLocation: sourceLocation)
         let reported = run.errors.split(separator: "\n").contains { line in
-            !line.hasPrefix("FAILED") && line.contains("closed") && line.split(whereSeparator: { !$0.isNumber }).contains { Int32($0) == number }
+            !line.hasPrefix("FAILED") && line.contains("closed")
+                && line.split(whereSeparator: { !$0.isNumber }).contains { Int32($0) == number }
         }
-        #expect(reported, "no line of standard error says descriptor \(number) was closed: \(run.errors)", sourceLocation: sourceLocation)
+        #expect(
+            reported, "no line of standard error says descriptor \(number) was closed: \(run.errors)",
+            sourceLocation: sourceLocation)
     }
 }

@@ -13,7 +13,9 @@ import Testing
 /// signals is timing, and belongs to the benchmarks.
 @Suite("Faults: signals")
 struct SignalFaultTests {
-    @Test("a 50 ms timer fires, not early and not starved, while signals interrupt the wait; no spinning", arguments: backends)
+    @Test(
+        "a 50 ms timer fires, not early and not starved, while signals interrupt the wait; no spinning",
+        arguments: backends)
     func timerUnderSignals(_ backend: BackendKind) async throws {
         let outcome = try await onLoopThread(backend) { loop in
             let storm = try SignalStorm()
@@ -31,8 +33,11 @@ struct SignalFaultTests {
             loop.add(timer, to: .default)
             let result = loop.run(timeout: generousDeadline)
             let after = loop.statistics
-            return (result, ContinuousClock.now - start, after.passes - before.passes, after.spuriousWakeups - before.spuriousWakeups,
-                    storm.sent - sentBefore, due.value, firedAt.value)
+            return (
+                result, ContinuousClock.now - start, after.passes - before.passes,
+                after.spuriousWakeups - before.spuriousWakeups,
+                storm.sent - sentBefore, due.value, firedAt.value
+            )
         }
         let (result, elapsed, passes, spurious, signals, due, firedAt) = outcome
         #expect(result == .finished)
@@ -48,7 +53,9 @@ struct SignalFaultTests {
         #expect(spurious == 0, "\(spurious) spurious wakeups for \(signals) signals")
     }
 
-    @Test("blocks, messages, signals and timers arriving during a signal storm are all handled, none early", arguments: backends)
+    @Test(
+        "blocks, messages, signals and timers arriving during a signal storm are all handled, none early",
+        arguments: backends)
     func nothingLostUnderSignals(_ backend: BackendKind) async throws {
         let blocks = scaled(20_000, minimum: 500)
         let timers = 200
@@ -61,7 +68,9 @@ struct SignalFaultTests {
             let (nextBlock, nextMessage, performs, fired) = (AtomicInt(), AtomicInt(), AtomicInt(), AtomicInt())
             let expectedMessages = blocks / 10
             let portSource = Loop.Source(port: port) { message in
-                if message != nextMessage.value { violations.record("message \(message) arrived when \(nextMessage.value) was due") }
+                if message != nextMessage.value {
+                    violations.record("message \(message) arrived when \(nextMessage.value) was due")
+                }
                 nextMessage.store(message + 1)
             }
             let signalled = Loop.Source { performs.increment() }
@@ -70,15 +79,18 @@ struct SignalFaultTests {
             // One-shot timers spread over the producer's run, each checked for being early.
             for index in 0..<timers {
                 let instant = ContinuousClock.now + .microseconds(250 * index)
-                loop.add(try Loop.Timer(fireAt: instant) { _ in
-                    if ContinuousClock.now < instant { violations.record("timer \(index) fired early") }
-                    fired.increment()
-                }, to: .default)
+                loop.add(
+                    try Loop.Timer(fireAt: instant) { _ in
+                        if ContinuousClock.now < instant { violations.record("timer \(index) fired early") }
+                        fired.increment()
+                    }, to: .default)
             }
             let producer = try JoinableThread {
                 for sequence in 0..<blocks {
                     loop.perform {
-                        if sequence != nextBlock.value { violations.record("block \(sequence) ran when \(nextBlock.value) was due") }
+                        if sequence != nextBlock.value {
+                            violations.record("block \(sequence) ran when \(nextBlock.value) was due")
+                        }
                         nextBlock.store(sequence + 1)
                     }
                     if sequence % 10 == 9 { port.send(sequence / 10) }
@@ -90,12 +102,17 @@ struct SignalFaultTests {
             producer.join()
             // The last messages may still be in the port when the stop block runs.
             let deadline = ContinuousClock.now + generousDeadline
-            while nextMessage.value < expectedMessages || fired.value < timers || performs.value == 0, ContinuousClock.now < deadline {
+            while nextMessage.value < expectedMessages || fired.value < timers || performs.value == 0,
+                ContinuousClock.now < deadline
+            {
                 _ = loop.run(timeout: .milliseconds(10), returnAfterSourceHandled: true)
             }
             portSource.invalidate()
             signalled.invalidate()
-            return (result, nextBlock.value, nextMessage.value, performs.value, fired.value, violations.first, loop.registeredDescriptorCount)
+            return (
+                result, nextBlock.value, nextMessage.value, performs.value, fired.value, violations.first,
+                loop.registeredDescriptorCount
+            )
         }
         let (result, ranBlocks, messages, performs, firedTimers, violations, registered) = outcome
         #expect(result == .stopped)

@@ -4,7 +4,9 @@ import Synchronization
 extension Loop {
     /// Adds an observer to `mode` that records every activity (or those given) in `trace`.
     @discardableResult
-    func record(_ activities: Activity = .allActivities, in mode: Mode = .default, into trace: Trace, prefix: String = "") -> Observer {
+    func record(
+        _ activities: Activity = .allActivities, in mode: Mode = .default, into trace: Trace, prefix: String = ""
+    ) -> Observer {
         let observer = Observer(activities: activities) { _, activity in trace(prefix + activity.description) }
         add(observer, to: mode)
         return observer
@@ -23,7 +25,9 @@ func keepAliveSource() throws -> (Loop.Source, Loop.Port<Int>) {
 }
 
 /// A one-shot timer recording `name`, due `delay` from now.
-func recordingTimer(_ name: String, after delay: Duration = .zero, order: Int = 0, into trace: Trace) throws -> Loop.Timer {
+func recordingTimer(
+    _ name: String, after delay: Duration = .zero, order: Int = 0, into trace: Trace
+) throws -> Loop.Timer {
     try Loop.Timer(after: delay, order: order) { _ in trace(name) }
 }
 

@@ -16,9 +16,12 @@ struct StressFixtureRun: Sendable {
     ///
     /// The scenarios have watchdogs of their own that end them after ``generousDeadline``
     /// without progress; `limit` only guards against a program that hangs anyway.
-    static func run(_ scenario: String, _ backend: BackendKind, limit: Duration = .seconds(900)) async throws -> StressFixtureRun {
+    static func run(
+        _ scenario: String, _ backend: BackendKind, limit: Duration = .seconds(900)
+    ) async throws -> StressFixtureRun {
         try await onDedicatedThread {
-            let bundle = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            let bundle = URL(
+                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             let process = Process()
             process.executableURL = bundle.deletingLastPathComponent().appendingPathComponent("StressFixture")
             process.arguments = [scenario, backend.rawValue]
@@ -64,6 +67,10 @@ struct StressFixtureRun: Sendable {
         if status == 1, !failures.isEmpty { return }
         let why = status.map { "exited with status \($0)" } ?? "was killed after its time limit"
         let lastOutput = output.split(separator: "\n").suffix(5).joined(separator: "\n")
-        Issue.record(Comment(rawValue: "StressFixture \(why); standard error:\n\(errors)\nlast lines of standard output:\n\(lastOutput)"), sourceLocation: sourceLocation)
+        Issue.record(
+            Comment(
+                rawValue:
+                    "StressFixture \(why); standard error:\n\(errors)\nlast lines of standard output:\n\(lastOutput)"),
+            sourceLocation: sourceLocation)
     }
 }

@@ -44,16 +44,22 @@ final class CoreHarness: @unchecked Sendable {
         sources = program.sources.indices.map { index in
             Loop.Source(
                 order: program.sources[index].order,
-                schedule: { [weak self] _, mode in self?.membershipEvents.append("schedule s\(index) \(ModeName.name(of: mode))") },
-                cancel: { [weak self] _, mode in self?.membershipEvents.append("cancel s\(index) \(ModeName.name(of: mode))") },
+                schedule: { [weak self] _, mode in
+                    self?.membershipEvents.append("schedule s\(index) \(ModeName.name(of: mode))")
+                },
+                cancel: { [weak self] _, mode in
+                    self?.membershipEvents.append("cancel s\(index) \(ModeName.name(of: mode))")
+                },
                 perform: { [weak self] in self?.callout(.source(index), "source s\(index)") }
             )
         }
         timers = program.timers.indices.map { index in
             let spec = program.timers[index]
             do {
-                return try Loop.Timer(fireAt: clock.instant(milliseconds: spec.fireAt), interval: spec.interval.map { .milliseconds($0) },
-                                      tolerance: .zero, order: spec.order) { [weak self] timer in
+                return try Loop.Timer(
+                    fireAt: clock.instant(milliseconds: spec.fireAt), interval: spec.interval.map { .milliseconds($0) },
+                    tolerance: .zero, order: spec.order
+                ) { [weak self] timer in
                     guard let self else { return }
                     // Inside the callback the timer reads the instant being served.
                     callout(.timer(index), "timer t\(index) @\(clock.format(timer.nextFireInstant))")
@@ -64,7 +70,9 @@ final class CoreHarness: @unchecked Sendable {
         }
         observers = program.observers.indices.map { index in
             let spec = program.observers[index]
-            return Loop.Observer(activities: Loop.Activity(spec.activities.map(\.activity)), repeats: spec.repeats, order: spec.order) {
+            return Loop.Observer(
+                activities: Loop.Activity(spec.activities.map(\.activity)), repeats: spec.repeats, order: spec.order
+            ) {
                 [weak self] _, activity in self?.callout(.observer(index), "observer o\(index) \(activity)")
             }
         }
@@ -139,7 +147,8 @@ final class CoreHarness: @unchecked Sendable {
             guard depth < Limits.runDepth else { break }
             log("run \(mode)")
             depth += 1
-            let result = loop.run(mode.loopMode, timeout: timeout.map { .milliseconds($0) }, returnAfterSourceHandled: once)
+            let result = loop.run(
+                mode.loopMode, timeout: timeout.map { .milliseconds($0) }, returnAfterSourceHandled: once)
             depth -= 1
             log("run \(mode) -> \(result)")
         case .stop: loop.stop()
@@ -166,17 +175,22 @@ final class CoreHarness: @unchecked Sendable {
         let items: [TraceFormat.ItemState] =
             sources.indices.map { index in
                 let source = sources[index]
-                return .init(name: "s\(index)", valid: source.isValid, detail: source.isValid && source.isSignalled ? "signalled" : nil,
-                             modes: modes { loop.contains(source, in: $0) })
+                return .init(
+                    name: "s\(index)", valid: source.isValid,
+                    detail: source.isValid && source.isSignalled ? "signalled" : nil,
+                    modes: modes { loop.contains(source, in: $0) })
             }
             + timers.indices.map { index in
                 let timer = timers[index]
-                return .init(name: "t\(index)", valid: timer.isValid, detail: "next \(clock.format(timer.nextFireInstant))",
-                             modes: modes { loop.contains(timer, in: $0) })
+                return .init(
+                    name: "t\(index)", valid: timer.isValid, detail: "next \(clock.format(timer.nextFireInstant))",
+                    modes: modes { loop.contains(timer, in: $0) })
             }
             + observers.indices.map { index in
                 let observer = observers[index]
-                return .init(name: "o\(index)", valid: observer.isValid, detail: nil, modes: modes { loop.contains(observer, in: $0) })
+                return .init(
+                    name: "o\(index)", valid: observer.isValid, detail: nil,
+                    modes: modes { loop.contains(observer, in: $0) })
             }
         let common = loop.commonModes.compactMap { mode in ModeName.concrete.first { $0.loopMode == mode } }
         return TraceFormat.state(commonModes: common, items: items)

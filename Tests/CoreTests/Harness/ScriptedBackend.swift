@@ -54,7 +54,8 @@ final class ScriptedBackend: Backend {
         guard let timeout else {
             endlessWaitsThisStep += 1
             if endlessWaitsThisStep == Self.endlessWaitsPerStepLimit {
-                problems.append("backend: the loop keeps waiting without a timeout at \(clock.formattedNow), though stopped")
+                problems.append(
+                    "backend: the loop keeps waiting without a timeout at \(clock.formattedNow), though stopped")
             }
             onEndlessWait()
             return scriptedWaker.consume()

@@ -72,7 +72,9 @@ extension Model {
     func notify(_ activity: ActivityName, in mode: ModeName) {
         let snapshot = (observersByMode[mode] ?? []).enumerated()
             .filter { program.observers[$0.element].activities.contains(activity) }
-            .sorted { (program.observers[$0.element].order, $0.offset) < (program.observers[$1.element].order, $1.offset) }
+            .sorted {
+                (program.observers[$0.element].order, $0.offset) < (program.observers[$1.element].order, $1.offset)
+            }
             .map(\.element)
         for index in snapshot where observers[index].valid && !observers[index].firing {
             observers[index].firing = true
@@ -98,7 +100,11 @@ extension Model {
     func performSignalledSources(in mode: ModeName, onlyFirst: Bool) -> Bool {
         let ready = sources.indices
             .filter { sources[$0].signalled && sources[$0].modes.contains(mode) }
-            .sorted { (program.sources[$0].order, sources[$0].firstSignal) < (program.sources[$1].order, sources[$1].firstSignal) }
+            .sorted {
+                (program.sources[$0].order, sources[$0].firstSignal) < (
+                    program.sources[$1].order, sources[$1].firstSignal
+                )
+            }
         var performed = false
         for index in ready {
             if performed, onlyFirst { break }
@@ -117,7 +123,8 @@ extension Model {
     /// A sleep with no end is ended the way another thread would end it: by `stop()`, which
     /// wakes the loop (the scripted backend does that when asked to wait without a timeout).
     func wait(in mode: ModeName, polls: Bool, until deadline: Int?) {
-        let mustNotSleep = polls || wakePending || runs.last!.stopped || isEmpty(mode)
+        let mustNotSleep =
+            polls || wakePending || runs.last!.stopped || isEmpty(mode)
             || sources.contains { $0.signalled && $0.modes.contains(mode) }
             || blocks.contains { runs($0, in: mode) }
         wakePending = false

@@ -245,7 +245,9 @@ final class Model {
             case let .timer(index):
                 if !timers[index].modes.contains(mode) { join(timer: index, [mode]) }
             case let .observer(index):
-                if !observersByMode[mode, default: []].contains(index) { observersByMode[mode, default: []].append(index) }
+                if !observersByMode[mode, default: []].contains(index) {
+                    observersByMode[mode, default: []].append(index)
+                }
             }
         }
     }
@@ -260,16 +262,22 @@ final class Model {
         let items: [TraceFormat.ItemState] =
             sources.indices.map { index in
                 let source = sources[index]
-                return .init(name: "s\(index)", valid: source.valid, detail: source.valid && source.signalled ? "signalled" : nil,
-                             modes: modes(.source(index), source.modes))
+                return .init(
+                    name: "s\(index)", valid: source.valid,
+                    detail: source.valid && source.signalled ? "signalled" : nil,
+                    modes: modes(.source(index), source.modes))
             }
             + timers.indices.map { index in
-                .init(name: "t\(index)", valid: timers[index].valid, detail: "next \(TraceFormat.time(milliseconds: timers[index].instant))",
-                      modes: modes(.timer(index), timers[index].modes))
+                .init(
+                    name: "t\(index)", valid: timers[index].valid,
+                    detail: "next \(TraceFormat.time(milliseconds: timers[index].instant))",
+                    modes: modes(.timer(index), timers[index].modes))
             }
             + observers.indices.map { index in
                 let inModes = Set(observersByMode.filter { $0.value.contains(index) }.keys)
-                return .init(name: "o\(index)", valid: observers[index].valid, detail: nil, modes: modes(.observer(index), inModes))
+                return .init(
+                    name: "o\(index)", valid: observers[index].valid, detail: nil,
+                    modes: modes(.observer(index), inModes))
             }
         return TraceFormat.state(commonModes: Array(commonModes), items: items)
     }

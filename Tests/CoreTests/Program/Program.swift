@@ -44,15 +44,23 @@ struct Program: Sendable, CustomStringConvertible {
     }
 
     func describe(_ item: ItemRef) -> String {
-        let (details, actions): (String, [Action]) = switch item {
-        case let .source(index):
-            ("source, order \(sources[index].order)", sources[index].actions)
-        case let .timer(index):
-            ("timer at \(timers[index].fireAt)ms, \(timers[index].interval.map { "every \($0)ms" } ?? "one-shot"), order \(timers[index].order)", timers[index].actions)
-        case let .observer(index):
-            ("observer of [\(observers[index].activities.map(\.rawValue).joined(separator: ", "))], \(observers[index].repeats ? "repeating" : "one call"), order \(observers[index].order)", observers[index].actions)
-        }
-        let does = actions.isEmpty ? "" : "; callouts do, in turn: " + actions.map(\.description).joined(separator: " | ")
+        let (details, actions): (String, [Action]) =
+            switch item {
+            case let .source(index):
+                ("source, order \(sources[index].order)", sources[index].actions)
+            case let .timer(index):
+                (
+                    "timer at \(timers[index].fireAt)ms, \(timers[index].interval.map { "every \($0)ms" } ?? "one-shot"), order \(timers[index].order)",
+                    timers[index].actions
+                )
+            case let .observer(index):
+                (
+                    "observer of [\(observers[index].activities.map(\.rawValue).joined(separator: ", "))], \(observers[index].repeats ? "repeating" : "one call"), order \(observers[index].order)",
+                    observers[index].actions
+                )
+            }
+        let does =
+            actions.isEmpty ? "" : "; callouts do, in turn: " + actions.map(\.description).joined(separator: " | ")
         return "\(item): \(details)\(does)"
     }
 

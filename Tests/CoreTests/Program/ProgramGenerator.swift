@@ -8,7 +8,9 @@ enum ProgramGenerator {
     /// 500 programs of 200 steps: 100,000 random steps. `RUNLOOPKIT_MODEL_STEPS` sets the total
     /// (the Thread Sanitizer run in CI uses fewer; a soak uses more).
     static let programs: Int = {
-        guard let text = getenv("RUNLOOPKIT_MODEL_STEPS"), let steps = Int(String(cString: text)), steps > 0 else { return 500 }
+        guard let text = getenv("RUNLOOPKIT_MODEL_STEPS"), let steps = Int(String(cString: text)), steps > 0 else {
+            return 500
+        }
         return max(1, steps / stepsPerProgram)
     }()
     static let stepsPerProgram = 200
@@ -28,18 +30,21 @@ enum ProgramGenerator {
         }
         return Program(
             sources: (0..<itemsPerKind).map { _ in
-                .init(order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
+                .init(
+                    order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
             },
             timers: (0..<itemsPerKind).map { _ in
-                .init(fireAt: .random(in: 0...40, using: &rng),
-                      interval: chance(0.6, &rng) ? .random(in: 2...20, using: &rng) : nil,
-                      order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
+                .init(
+                    fireAt: .random(in: 0...40, using: &rng),
+                    interval: chance(0.6, &rng) ? .random(in: 2...20, using: &rng) : nil,
+                    order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
             },
             observers: (0..<itemsPerKind).map { _ in
                 var activities = ActivityName.allCases.filter { _ in chance(0.35, &rng) }
                 if activities.isEmpty { activities = [ActivityName.allCases.randomElement(using: &rng)!] }
-                return .init(activities: activities, repeats: chance(0.8, &rng), order: .random(in: 0...2, using: &rng),
-                             actions: calloutActions(0...2, calloutWeights, using: &rng))
+                return .init(
+                    activities: activities, repeats: chance(0.8, &rng), order: .random(in: 0...2, using: &rng),
+                    actions: calloutActions(0...2, calloutWeights, using: &rng))
             },
             blockActions: (0..<blockActionCount).map { _ in action(calloutWeights, using: &rng) },
             steps: (0..<stepsPerProgram).map { _ in action(stepWeights, using: &rng) }
@@ -47,7 +52,8 @@ enum ProgramGenerator {
     }
 
     private enum Kind {
-        case none, add, remove, invalidate, signal, setFireInstant, perform, run, stop, wakeUp, addCommonMode, advanceClock
+        case none, add, remove, invalidate, signal, setFireInstant, perform, run, stop, wakeUp, addCommonMode,
+            advanceClock
     }
 
     /// Steps build up state and run the loop; stop and wakeUp outside a run have no effect.
@@ -62,7 +68,9 @@ enum ProgramGenerator {
         (.run, 10), (.stop, 8), (.wakeUp, 6), (.addCommonMode, 3), (.advanceClock, 6),
     ]
 
-    private static func calloutActions(_ count: ClosedRange<Int>, _ calloutWeights: [(Kind, Int)], using rng: inout some RandomNumberGenerator) -> [Action] {
+    private static func calloutActions(
+        _ count: ClosedRange<Int>, _ calloutWeights: [(Kind, Int)], using rng: inout some RandomNumberGenerator
+    ) -> [Action] {
         (0..<Int.random(in: count, using: &rng)).map { _ in action(calloutWeights, using: &rng) }
     }
 
@@ -73,12 +81,15 @@ enum ProgramGenerator {
         case .remove: .remove(item(&rng), mode(&rng))
         case .invalidate: .invalidate(item(&rng))
         case .signal: .signal(source: .random(in: 0..<itemsPerKind, using: &rng))
-        case .setFireInstant: .setFireInstant(timer: .random(in: 0..<itemsPerKind, using: &rng), fromNow: .random(in: -10...30, using: &rng))
+        case .setFireInstant:
+            .setFireInstant(
+                timer: .random(in: 0..<itemsPerKind, using: &rng), fromNow: .random(in: -10...30, using: &rng))
         case .perform: .perform(modes: blockModes(&rng), action: .random(in: 0..<blockActionCount, using: &rng))
         case .run:
-            .run(pick([(ModeName.default, 45), (.a, 30), (.b, 22), (.common, 2)], &rng),
-                 timeout: pick([(0, 22), (-1, 3), (nil, 15), (Int.random(in: 1...30, using: &rng), 60)], &rng),
-                 returnAfterSourceHandled: chance(0.25, &rng))
+            .run(
+                pick([(ModeName.default, 45), (.a, 30), (.b, 22), (.common, 2)], &rng),
+                timeout: pick([(0, 22), (-1, 3), (nil, 15), (Int.random(in: 1...30, using: &rng), 60)], &rng),
+                returnAfterSourceHandled: chance(0.25, &rng))
         case .stop: .stop
         case .wakeUp: .wakeUp
         case .addCommonMode: .addCommonMode(pick([(ModeName.a, 45), (.b, 45), (.default, 5), (.common, 5)], &rng))
@@ -97,7 +108,9 @@ enum ProgramGenerator {
 
     private static func blockModes(_ rng: inout some RandomNumberGenerator) -> Set<ModeName> {
         let any = Set(ModeName.allCases.filter { _ in chance(0.4, &rng) })
-        return pick([([ModeName.common], 35), ([.default], 15), ([.a], 15), ([.b], 10), (any.isEmpty ? [.a, .b] : any, 25)], &rng)
+        return pick(
+            [([ModeName.common], 35), ([.default], 15), ([.a], 15), ([.b], 10), (any.isEmpty ? [.a, .b] : any, 25)],
+            &rng)
     }
 
     private static func chance(_ probability: Double, _ rng: inout some RandomNumberGenerator) -> Bool {

@@ -107,11 +107,14 @@ extension Action {
             if once { variants.append(.run(mode, timeout: timeout, returnAfterSourceHandled: false)) }
             // No timeout stays no timeout: a timeout is not simpler, only different.
             if let timeout, timeout != 0 { variants.append(.run(mode, timeout: 0, returnAfterSourceHandled: once)) }
-            if let timeout, timeout > 1 { variants.append(.run(mode, timeout: timeout / 2, returnAfterSourceHandled: once)) }
+            if let timeout, timeout > 1 {
+                variants.append(.run(mode, timeout: timeout / 2, returnAfterSourceHandled: once))
+            }
             if mode != .default { variants.append(.run(.default, timeout: timeout, returnAfterSourceHandled: once)) }
             return variants
         case let .setFireInstant(timer, fromNow) where fromNow != 0:
-            return [.setFireInstant(timer: timer, fromNow: 0)] + (abs(fromNow) > 1 ? [.setFireInstant(timer: timer, fromNow: fromNow / 2)] : [])
+            return [.setFireInstant(timer: timer, fromNow: 0)]
+                + (abs(fromNow) > 1 ? [.setFireInstant(timer: timer, fromNow: fromNow / 2)] : [])
         case let .advanceClock(milliseconds) where milliseconds > 1:
             return [.advanceClock(1), .advanceClock(milliseconds / 2)]
         case let .add(item, mode) where mode != .default:

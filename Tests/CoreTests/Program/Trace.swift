@@ -9,7 +9,8 @@ struct Trace: Sendable, Equatable {
             let expected = index < steps.count ? steps[index] : []
             let got = index < actual.steps.count ? actual.steps[index] : []
             guard expected != got else { continue }
-            let line = (0..<min(expected.count, got.count)).first { expected[$0] != got[$0] } ?? min(expected.count, got.count)
+            let line =
+                (0..<min(expected.count, got.count)).first { expected[$0] != got[$0] } ?? min(expected.count, got.count)
             let step = index < program.steps.count ? "\(program.steps[index])" : "(after the last step)"
             return """
                 Core differs from the model at step \(index) (\(step)), event \(line):
@@ -52,9 +53,12 @@ enum TraceFormat {
             var text = item.name
             if !item.valid { text += " invalid" }
             if let detail = item.detail { text += " " + detail }
-            if !item.modes.isEmpty { text += " in [" + item.modes.sorted().map(\.description).joined(separator: ",") + "]" }
+            if !item.modes.isEmpty {
+                text += " in [" + item.modes.sorted().map(\.description).joined(separator: ",") + "]"
+            }
             return text
         }
-        return "state: common [\(commonModes.sorted().map(\.description).joined(separator: ","))]; " + described.joined(separator: "; ")
+        return "state: common [\(commonModes.sorted().map(\.description).joined(separator: ","))]; "
+            + described.joined(separator: "; ")
     }
 }

@@ -91,9 +91,12 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
         case let .remove(item, mode): "remove \(item) from \(mode)"
         case let .invalidate(item): "invalidate \(item)"
         case let .signal(source): "signal s\(source)"
-        case let .setFireInstant(timer, fromNow): "set t\(timer).nextFireInstant = now\(fromNow < 0 ? "" : "+")\(fromNow)ms"
-        case let .perform(modes, action): "perform block#\(action) in [\(modes.sorted().map(\.description).joined(separator: ", "))]"
-        case let .run(mode, timeout, once): "run \(mode) \(timeout.map { "timeout \($0)ms" } ?? "without timeout")\(once ? " returnAfterSourceHandled" : "")"
+        case let .setFireInstant(timer, fromNow):
+            "set t\(timer).nextFireInstant = now\(fromNow < 0 ? "" : "+")\(fromNow)ms"
+        case let .perform(modes, action):
+            "perform block#\(action) in [\(modes.sorted().map(\.description).joined(separator: ", "))]"
+        case let .run(mode, timeout, once):
+            "run \(mode) \(timeout.map { "timeout \($0)ms" } ?? "without timeout")\(once ? " returnAfterSourceHandled" : "")"
         case .stop: "stop"
         case .wakeUp: "wakeUp"
         case let .addCommonMode(mode): "addCommonMode \(mode)"

@@ -72,11 +72,15 @@ enum ExhaustionScenario {
                 // Said first: a library that gives up on the process (exits) leaves this as the last line.
                 report("making a loop with \(left) descriptors left")
                 let thread = try ParkedLoopThread(backend)
-                if case let .failure(error) = thread.result { expectTyped(error, "making a loop with \(left) descriptors left") }
+                if case let .failure(error) = thread.result {
+                    expectTyped(error, "making a loop with \(left) descriptors left")
+                }
                 thread.finish()
                 for fd in fillers { close(fd) }
                 let now = DescriptorSnapshot.take()
-                check(now.count == baseline.count, "with \(left) descriptors left, creating a loop leaked: \(now.added(since: baseline))")
+                check(
+                    now.count == baseline.count,
+                    "with \(left) descriptors left, creating a loop leaked: \(now.added(since: baseline))")
             }
         }
         try ensureWorks(backend)
@@ -128,13 +132,17 @@ enum ExhaustionScenario {
     /// Runs `body` with the soft descriptor limit at `limit`, then restores it.
     private static func withDescriptorLimit(_ limit: Int, _ body: () throws -> Void) throws {
         var saved = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved) == 0 else { throw SystemError("getrlimit", errno: errno) }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved) == 0 else {
+            throw SystemError("getrlimit", errno: errno)
+        }
         var lowered = saved
         // A new descriptor takes the lowest free number, below the limit: count the open ones
         // and any gap below the highest.
         let highest = DescriptorSnapshot.take().entries.keys.max() ?? 0
         lowered.rlim_cur = rlim_t(max(limit, Int(highest) + 1 + 16))
-        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered) == 0 else { throw SystemError("setrlimit", errno: errno) }
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered) == 0 else {
+            throw SystemError("setrlimit", errno: errno)
+        }
         defer { _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved) }
         try body()
     }

@@ -29,7 +29,9 @@ enum ReuseScenario {
             check(!oldSource.isValid, "the old source was not invalidated")
             newSource.invalidate()
             oldSource.invalidate()
-            check(loop.registeredDescriptorCount == 0, "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+            check(
+                loop.registeredDescriptorCount == 0,
+                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
             Glibc.close(old.readEnd)
             Glibc.close(old.writeEnd)
             Glibc.close(new.writeEnd)
@@ -68,7 +70,9 @@ enum ReuseScenario {
             expectLoopStillServes(loop)
             ticker.invalidate()
             oldSource.invalidate()
-            check(loop.registeredDescriptorCount == 0, "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+            check(
+                loop.registeredDescriptorCount == 0,
+                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
             Glibc.close(old.readEnd)
             Glibc.close(old.writeEnd)
             Glibc.close(new.writeEnd)

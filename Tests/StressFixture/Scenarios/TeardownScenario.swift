@@ -18,7 +18,10 @@ enum TeardownScenario {
         let (descriptors, memory) = (DescriptorSnapshot.take(), residentMemoryBytes())
         let survivors = try runThreads(backend, count: count - warmUp, watchdog: watchdog)
         let (descriptorsAfter, memoryAfter) = (DescriptorSnapshot.take(), residentMemoryBytes())
-        check(descriptorsAfter.count == descriptors.count, "descriptors: \(descriptors.count) → \(descriptorsAfter.count), new: \(descriptorsAfter.added(since: descriptors).prefix(20))")
+        check(
+            descriptorsAfter.count == descriptors.count,
+            "descriptors: \(descriptors.count) → \(descriptorsAfter.count), new: \(descriptorsAfter.added(since: descriptors).prefix(20))"
+        )
         check(survivors == 0, "\(survivors) loops (or their timers or sources) outlived their threads")
         // The exact leak detectors are `survivors` (Swift objects) and the descriptor count.
         // Resident memory is the backstop for what has neither — C allocations such as an
@@ -29,8 +32,12 @@ enum TeardownScenario {
         // about what one epoll loop holds, crosses it. Not checked under the Thread Sanitizer,
         // which keeps tens of KB of its own for every thread that ever ran.
         let growth = memoryAfter - memory
-        check(growth < 50 << 20 || isThreadSanitized, "resident memory grew by \(growth >> 10) KB over \(count - warmUp) threads")
-        report("teardown on \(backend): \(count) threads; descriptors \(descriptors.count) → \(descriptorsAfter.count); resident memory \(memory >> 10) KB → \(memoryAfter >> 10) KB")
+        check(
+            growth < 50 << 20 || isThreadSanitized,
+            "resident memory grew by \(growth >> 10) KB over \(count - warmUp) threads")
+        report(
+            "teardown on \(backend): \(count) threads; descriptors \(descriptors.count) → \(descriptorsAfter.count); resident memory \(memory >> 10) KB → \(memoryAfter >> 10) KB"
+        )
     }
 
     /// Runs `count` threads, `concurrent` at a time; returns how many of their loops, timers
@@ -71,7 +78,8 @@ enum TeardownScenario {
             let deadline = ContinuousClock.now + generousDeadline
             var handled = false
             while !(handled && fired.load(ordering: .relaxed)), ContinuousClock.now < deadline {
-                handled = loop.run(timeout: generousDeadline, returnAfterSourceHandled: true) == .handledSource || handled
+                handled =
+                    loop.run(timeout: generousDeadline, returnAfterSourceHandled: true) == .handledSource || handled
             }
             check(handled && fired.load(ordering: .relaxed), "the loop did not serve its timer and source")
             weak.record(loop: loop, timer: pending, source: source)

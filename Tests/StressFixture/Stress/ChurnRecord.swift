@@ -24,7 +24,9 @@ final class ChurnRecord: Sendable {
     /// Counts a call of the item's callback; returns the count, this call included.
     @discardableResult
     func call() -> Int {
-        if gone.load(ordering: .sequentiallyConsistent) { violations.record("\(what) was called after it was invalidated or removed") }
+        if gone.load(ordering: .sequentiallyConsistent) {
+            violations.record("\(what) was called after it was invalidated or removed")
+        }
         let count = calls.add(1, ordering: .relaxed).newValue
         called.open()
         return count

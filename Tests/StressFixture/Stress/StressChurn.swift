@@ -69,7 +69,8 @@ final class StressChurn: @unchecked Sendable {
 
     /// A version-0 source signalled, then removed and invalidated from this thread.
     private func removedSource() -> Bool {
-        let record = ChurnRecord("a version-0 source removed and invalidated from another thread", violations: violations)
+        let record = ChurnRecord(
+            "a version-0 source removed and invalidated from another thread", violations: violations)
         let source = Loop.Source { record.call() }
         loop.add(source, to: .default)
         source.signal()
@@ -89,11 +90,15 @@ final class StressChurn: @unchecked Sendable {
         }
         let record = ChurnRecord("a descriptor source invalidated in its own handler", violations: violations)
         let ref = Ref<Loop.Source>()
-        guard let source = try? Loop.Source(fileDescriptor: selfClosing.readEnd, handler: { _ in
-            selfClosing.drain()
-            ref.value?.invalidate()
-            record.call()
-        }) else {
+        guard
+            let source = try? Loop.Source(
+                fileDescriptor: selfClosing.readEnd,
+                handler: { _ in
+                    selfClosing.drain()
+                    ref.value?.invalidate()
+                    record.call()
+                })
+        else {
             violations.record("a descriptor source on a fresh pipe was refused")
             return false
         }
@@ -105,7 +110,8 @@ final class StressChurn: @unchecked Sendable {
         ref.value = nil
         selfClosing.close()
 
-        let removed = ChurnRecord("a descriptor source removed and invalidated from another thread", violations: violations)
+        let removed = ChurnRecord(
+            "a descriptor source removed and invalidated from another thread", violations: violations)
         // Its handler never reads: once the pipe is closed its number may name the next
         // round's pipe, whose data must not be stolen by a call that came too late.
         guard let other = try? Loop.Source(fileDescriptor: abandoned.readEnd, handler: { _ in removed.call() }) else {
@@ -129,9 +135,10 @@ final class StressChurn: @unchecked Sendable {
     private func observers() -> Bool {
         let activities: Loop.Activity = [.beforeSources, .beforeWaiting, .afterWaiting]
         let selfInvalidating = ChurnRecord("an observer invalidated in its own third call", violations: violations)
-        loop.add(Loop.Observer(activities: activities) { observer, _ in
-            if selfInvalidating.call() == 3 { observer.invalidate() }
-        }, to: .default)
+        loop.add(
+            Loop.Observer(activities: activities) { observer, _ in
+                if selfInvalidating.call() == 3 { observer.invalidate() }
+            }, to: .default)
         records.append((selfInvalidating, 3, true))
 
         let invalidated = ChurnRecord("an observer invalidated from another thread", violations: violations)
@@ -160,16 +167,22 @@ final class StressChurn: @unchecked Sendable {
         for index in 0..<4 {
             let record = ChurnRecord("a one-shot timer", violations: violations)
             let instant = ContinuousClock.now + .microseconds(500 * index)
-            guard let timer = try? Loop.Timer(fireAt: instant, handler: { [violations] _ in
-                if ContinuousClock.now < instant { violations.record("a one-shot timer fired early") }
-                record.call()
-            }) else { return false }
+            guard
+                let timer = try? Loop.Timer(
+                    fireAt: instant,
+                    handler: { [violations] _ in
+                        if ContinuousClock.now < instant { violations.record("a one-shot timer fired early") }
+                        record.call()
+                    })
+            else { return false }
             loop.add(timer, to: .default)
             fired.append(record)
             records.append((record, 1, false))
         }
         let cancelled = ChurnRecord("a one-shot timer invalidated from another thread", violations: violations)
-        guard let timer = try? Loop.Timer(after: .milliseconds(2), handler: { _ in cancelled.call() }) else { return false }
+        guard let timer = try? Loop.Timer(after: .milliseconds(2), handler: { _ in cancelled.call() }) else {
+            return false
+        }
         loop.add(timer, to: .default)
         timer.invalidate()
         // At most once: a churn thread descheduled for 2 ms lets it fire before the invalidate.
@@ -181,12 +194,16 @@ final class StressChurn: @unchecked Sendable {
     private func selfInvalidatingRepeatingTimer() -> Bool {
         let record = ChurnRecord("a repeating timer invalidated in its third fire", violations: violations)
         let done = Latch()
-        guard let timer = try? Loop.Timer(after: .zero, repeating: .microseconds(500), handler: { timer in
-            if record.call() == 3 {
-                timer.invalidate()
-                done.open()
-            }
-        }) else { return false }
+        guard
+            let timer = try? Loop.Timer(
+                after: .zero, repeating: .microseconds(500),
+                handler: { timer in
+                    if record.call() == 3 {
+                        timer.invalidate()
+                        done.open()
+                    }
+                })
+        else { return false }
         loop.add(timer, to: .default)
         records.append((record, 3, false))
         return awaitLatch(done, "a repeating timer did not fire three times")
@@ -197,10 +214,16 @@ final class StressChurn: @unchecked Sendable {
     private func rearmedTimer() -> Bool {
         let record = ChurnRecord("a timer re-armed from another thread", violations: violations)
         let instant = Lock<ContinuousClock.Instant>(.now + .seconds(3600))
-        guard let timer = try? Loop.Timer(after: .seconds(3600), handler: { [violations] _ in
-            if ContinuousClock.now < instant.withLock({ $0 }) { violations.record("a re-armed timer fired before its new instant") }
-            record.call()
-        }) else { return false }
+        guard
+            let timer = try? Loop.Timer(
+                after: .seconds(3600),
+                handler: { [violations] _ in
+                    if ContinuousClock.now < instant.withLock({ $0 }) {
+                        violations.record("a re-armed timer fired before its new instant")
+                    }
+                    record.call()
+                })
+        else { return false }
         loop.add(timer, to: .default)
         let soon = ContinuousClock.now + .milliseconds(1)
         instant.withLock { $0 = soon }

@@ -27,7 +27,8 @@ final class StressLedger: @unchecked Sendable {
     /// A producer's block ran: it must be that producer's next one.
     func block(_ producer: Int, _ sequence: Int) {
         if sequence != nextBlock[producer] {
-            shared.violations.record("producer \(producer): block \(sequence) ran when block \(nextBlock[producer]) was due")
+            shared.violations.record(
+                "producer \(producer): block \(sequence) ran when block \(nextBlock[producer]) was due")
         }
         nextBlock[producer] = sequence + 1
         shared.consumed[producer].store(sequence + 1)
@@ -37,7 +38,9 @@ final class StressLedger: @unchecked Sendable {
     /// A port message arrived: it must be its producer's next one.
     func message(_ message: StressMessage, on loop: Loop) {
         if message.sequence != nextMessage[message.producer] {
-            shared.violations.record("producer \(message.producer): message \(message.sequence) arrived when \(nextMessage[message.producer]) was due")
+            shared.violations.record(
+                "producer \(message.producer): message \(message.sequence) arrived when \(nextMessage[message.producer]) was due"
+            )
         }
         nextMessage[message.producer] = message.sequence + 1
         finishIfComplete(loop)
@@ -61,7 +64,8 @@ final class StressLedger: @unchecked Sendable {
         guard !isFinished, producersFinished else { return }
         let plan = shared.plan
         guard nextMessage.allSatisfy({ $0 == plan.messagesPerProducer }),
-              seenSignal.allSatisfy({ $0 == plan.finalSignal }) else { return }
+            seenSignal.allSatisfy({ $0 == plan.finalSignal })
+        else { return }
         isFinished = true
         loop.stop()
     }

@@ -31,7 +31,9 @@ struct StressProducer: Sendable {
                     let result = loop.run(StressPlan.nestedMode, timeout: .milliseconds(1))
                     ledger.nestedRun(ended: result)
                     if loop.currentMode != .default {
-                        ledger.shared.violations.record("after a nested run the current mode is \(String(describing: loop.currentMode)), not default")
+                        ledger.shared.violations.record(
+                            "after a nested run the current mode is \(String(describing: loop.currentMode)), not default"
+                        )
                     }
                 }
             }
@@ -53,7 +55,8 @@ struct StressProducer: Sendable {
             if now != lastProgress.0 {
                 lastProgress = (now, ContinuousClock.now)
             } else if ContinuousClock.now - lastProgress.1 > generousDeadline {
-                shared.violations.record("producer \(index): the loop ran none of its blocks for \(generousDeadline) (stuck at \(now))")
+                shared.violations.record(
+                    "producer \(index): the loop ran none of its blocks for \(generousDeadline) (stuck at \(now))")
                 return false
             }
         }

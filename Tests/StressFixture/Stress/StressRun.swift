@@ -32,7 +32,9 @@ enum StressRun {
         let before = DescriptorSnapshot.take()
         let summary = try run(backend)
         let after = DescriptorSnapshot.take()
-        check(after.count == before.count, "descriptors before the run: \(before.count), after: \(after.count); new: \(after.added(since: before))")
+        check(
+            after.count == before.count,
+            "descriptors before the run: \(before.count), after: \(after.count); new: \(after.added(since: before))")
         return summary
     }
 
@@ -72,9 +74,14 @@ enum StressRun {
                 }
                 outerRuns.value = runs
                 built.invalidateEverything()
-                check(built.loop.registeredDescriptorCount == 0, "\(built.loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+                check(
+                    built.loop.registeredDescriptorCount == 0,
+                    "\(built.loop.registeredDescriptorCount) descriptors still registered after invalidating every source"
+                )
                 let last = built.loop.run(timeout: .zero)
-                check(last == .finished, "after invalidating everything a poll of the default mode returned \(last), not finished")
+                check(
+                    last == .finished,
+                    "after invalidating everything a poll of the default mode returned \(last), not finished")
             } catch {
                 fail("the stress loop could not start: \(error)")
                 ready.open()
@@ -87,7 +94,9 @@ enum StressRun {
         }
 
         let producers = try (0..<shared.plan.producers).map { index in
-            let producer = StressProducer(index: index, loop: built.loop, ledger: ledger, port: built.port, source: built.signalSources[index], shared: shared)
+            let producer = StressProducer(
+                index: index, loop: built.loop, ledger: ledger, port: built.port, source: built.signalSources[index],
+                shared: shared)
             return try JoinableThread { producer.run() }
         }
         let sourceChurn = StressChurn(loop: built.loop, shared: shared)
@@ -114,10 +123,18 @@ enum StressRun {
         sourceChurn.finish()
         timerChurn.finish()
         let plan = shared.plan
-        check(ledger.nextBlock == Array(repeating: plan.blocksPerProducer, count: plan.producers), "blocks run per producer: \(ledger.nextBlock), expected \(plan.blocksPerProducer) each")
-        check(ledger.nextMessage == Array(repeating: plan.messagesPerProducer, count: plan.producers), "messages delivered per producer: \(ledger.nextMessage), expected \(plan.messagesPerProducer) each")
-        check(ledger.seenSignal == Array(repeating: plan.finalSignal, count: plan.producers), "last signal seen per producer: \(ledger.seenSignal), expected \(plan.finalSignal)")
-        check(Set(ledger.nestedResults.keys).isSubset(of: ["timedOut", "stopped"]), "nested runs ended with \(ledger.nestedResults)")
+        check(
+            ledger.nextBlock == Array(repeating: plan.blocksPerProducer, count: plan.producers),
+            "blocks run per producer: \(ledger.nextBlock), expected \(plan.blocksPerProducer) each")
+        check(
+            ledger.nextMessage == Array(repeating: plan.messagesPerProducer, count: plan.producers),
+            "messages delivered per producer: \(ledger.nextMessage), expected \(plan.messagesPerProducer) each")
+        check(
+            ledger.seenSignal == Array(repeating: plan.finalSignal, count: plan.producers),
+            "last signal seen per producer: \(ledger.seenSignal), expected \(plan.finalSignal)")
+        check(
+            Set(ledger.nestedResults.keys).isSubset(of: ["timedOut", "stopped"]),
+            "nested runs ended with \(ledger.nestedResults)")
         check(ledger.timerFires > 0, "the repeating timer never fired")
         check(shared.violations.count == 0, "\(shared.violations.count) violations, first: \(shared.violations.first)")
 

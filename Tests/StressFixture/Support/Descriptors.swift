@@ -16,7 +16,9 @@ struct DescriptorSnapshot: Equatable, CustomStringConvertible {
         let own = dirfd(directory)
         var entries: [Int32: String] = [:]
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let number = Int32(name), number != own else { continue }
             entries[number] = link(of: name)
         }
@@ -27,7 +29,9 @@ struct DescriptorSnapshot: Equatable, CustomStringConvertible {
 
     /// The descriptors open now that were not open (or named another file) in `earlier`.
     func added(since earlier: DescriptorSnapshot) -> [String] {
-        entries.filter { earlier.entries[$0.key] != $0.value }.sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }
+        entries.filter { earlier.entries[$0.key] != $0.value }.sorted { $0.key < $1.key }.map {
+            "\($0.key) → \($0.value)"
+        }
     }
 
     var description: String {

@@ -11,7 +11,8 @@ struct Machine: Codable {
 
     static var current: Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown"
         var name = utsname()
         uname(&name)
@@ -41,7 +42,9 @@ enum JSONReport {
     static func render(_ results: Results, machine: Machine, settings: Settings, seconds: Double) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(machine: machine, seconds: seconds, seed: settings.seed, unit: "latency fields in nanoseconds", notes: results.notes, results: results.all)
+        let document = Document(
+            machine: machine, seconds: seconds, seed: settings.seed, unit: "latency fields in nanoseconds",
+            notes: results.notes, results: results.all)
         return String(decoding: try encoder.encode(document), as: UTF8.self)
     }
 }

@@ -29,7 +29,8 @@ struct LatencySummary: Codable, Sendable {
 
 /// A latency recorder: HdrHistogram at three significant digits, 1 ns to 100 s.
 struct Recorder: Sendable {
-    var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 100_000_000_000, numberOfSignificantValueDigits: .three)
+    var histogram = Histogram<UInt64>(
+        lowestDiscernibleValue: 1, highestTrackableValue: 100_000_000_000, numberOfSignificantValueDigits: .three)
     var early: UInt64 = 0
 
     mutating func record(nanoseconds: UInt64) {
@@ -76,21 +77,31 @@ final class Results {
         if !notes.contains(text) { notes.append(text) }
     }
 
-    func add(latency recorder: Recorder, scenario: String, variant: String, subject: String, note: String? = nil, metrics: [Metric] = []) {
-        all.append(Measurement(
-            scenario: scenario, variant: variant, subject: subject,
-            latency: LatencySummary(recorder.histogram, early: recorder.early),
-            metrics: metrics, note: note, histogram: recorder.histogram
-        ))
+    func add(
+        latency recorder: Recorder, scenario: String, variant: String, subject: String, note: String? = nil,
+        metrics: [Metric] = []
+    ) {
+        all.append(
+            Measurement(
+                scenario: scenario, variant: variant, subject: subject,
+                latency: LatencySummary(recorder.histogram, early: recorder.early),
+                metrics: metrics, note: note, histogram: recorder.histogram
+            ))
     }
 
     func add(metrics: [Metric], scenario: String, variant: String, subject: String, note: String? = nil) {
-        all.append(Measurement(scenario: scenario, variant: variant, subject: subject, latency: nil, metrics: metrics, note: note, histogram: nil))
+        all.append(
+            Measurement(
+                scenario: scenario, variant: variant, subject: subject, latency: nil, metrics: metrics, note: note,
+                histogram: nil))
     }
 
     /// A subject that could not be measured here, with why.
     func skip(scenario: String, variant: String, subject: String, why: String) {
-        all.append(Measurement(scenario: scenario, variant: variant, subject: subject, latency: nil, metrics: [], note: "not measured: \(why)", histogram: nil))
+        all.append(
+            Measurement(
+                scenario: scenario, variant: variant, subject: subject, latency: nil, metrics: [],
+                note: "not measured: \(why)", histogram: nil))
     }
 
     /// The (scenario, variant) groups, in the order first seen.

@@ -9,12 +9,15 @@ enum Table {
         var out = ""
         for group in results.groups {
             out += "\n== \(group.scenario) / \(group.variant)"
-            if let note = group.rows.compactMap(\.note).first(where: { !$0.hasPrefix("not measured") }) { out += "  (\(note))" }
+            if let note = group.rows.compactMap(\.note).first(where: { !$0.hasPrefix("not measured") }) {
+                out += "  (\(note))"
+            }
             out += "\n"
             let latencyRows = group.rows.filter { $0.latency != nil }
             if !latencyRows.isEmpty {
-                out += latencyTable(latencyRows, floor: floorP50(group.rows), cf: group.rows.first { $0.subject == "cf" }?.latency?.p50,
-                                    nio: group.rows.first { $0.subject == "nio" }?.latency?.p50)
+                out += latencyTable(
+                    latencyRows, floor: floorP50(group.rows), cf: group.rows.first { $0.subject == "cf" }?.latency?.p50,
+                    nio: group.rows.first { $0.subject == "nio" }?.latency?.p50)
             }
             let metricRows = group.rows.filter { $0.latency == nil && !$0.metrics.isEmpty }
             if !metricRows.isEmpty { out += metricTable(metricRows) }
@@ -31,15 +34,21 @@ enum Table {
     }
 
     private static func latencyTable(_ rows: [Measurement], floor: UInt64?, cf: UInt64?, nio: UInt64?) -> String {
-        let header = ["subject", "n", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "early", "p50/floor", "p50/cf", "p50/nio"]
+        let header = [
+            "subject", "n", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "early", "p50/floor",
+            "p50/cf", "p50/nio",
+        ]
         let body: [[String]] = rows.map { row in
             let latency = row.latency!
             func ratio(_ reference: UInt64?) -> String {
                 guard let reference, reference > 0 else { return "–" }
                 return String(format: "%.2f×", Double(latency.p50) / Double(reference))
             }
-            return [row.subject, "\(latency.count)", micros(latency.min), micros(latency.p50), micros(latency.p90), micros(latency.p99),
-                    micros(latency.p999), micros(latency.max), "\(latency.early)", ratio(floor), ratio(cf), ratio(nio)]
+            return [
+                row.subject, "\(latency.count)", micros(latency.min), micros(latency.p50), micros(latency.p90),
+                micros(latency.p99),
+                micros(latency.p999), micros(latency.max), "\(latency.early)", ratio(floor), ratio(cf), ratio(nio),
+            ]
         }
         return format([header] + body)
     }

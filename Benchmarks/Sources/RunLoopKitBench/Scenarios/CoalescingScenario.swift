@@ -18,26 +18,32 @@ struct CoalescingScenario {
             let variant = "tolerance-\(tolerance / 1_000_000)ms"
             for subject in settings.subjects where subject != .floor {
                 if subject == .nio {
-                    context.results.skip(scenario: "coalescing", variant: variant, subject: subject.description,
-                                         why: "NIO's scheduled tasks take no tolerance and its loop counts no wakeups")
+                    context.results.skip(
+                        scenario: "coalescing", variant: variant, subject: subject.description,
+                        why: "NIO's scheduled tasks take no tolerance and its loop counts no wakeups")
                     continue
                 }
                 context.progress.show("coalescing/\(variant) · \(subject) (\(settings.coalescingSeconds) s)")
                 do {
-                    let (wakeups, fires) = try measure(subject, phases: phases, tolerance: tolerance, seconds: settings.coalescingSeconds)
-                    context.results.add(metrics: [
-                        Metric(name: "wakeups/s", value: wakeups, unit: "1/s"),
-                        Metric(name: "fires/s", value: fires, unit: "1/s"),
-                    ], scenario: "coalescing", variant: variant, subject: subject.description,
-                       note: subject == .coreFoundation ? "CF on Linux ignores tolerance" : nil)
+                    let (wakeups, fires) = try measure(
+                        subject, phases: phases, tolerance: tolerance, seconds: settings.coalescingSeconds)
+                    context.results.add(
+                        metrics: [
+                            Metric(name: "wakeups/s", value: wakeups, unit: "1/s"),
+                            Metric(name: "fires/s", value: fires, unit: "1/s"),
+                        ], scenario: "coalescing", variant: variant, subject: subject.description,
+                        note: subject == .coreFoundation ? "CF on Linux ignores tolerance" : nil)
                 } catch {
-                    context.results.skip(scenario: "coalescing", variant: variant, subject: subject.description, why: "\(error)")
+                    context.results.skip(
+                        scenario: "coalescing", variant: variant, subject: subject.description, why: "\(error)")
                 }
             }
         }
     }
 
-    private func measure(_ subject: Subject, phases: [UInt64], tolerance: UInt64, seconds: Double) throws -> (wakeups: Double, fires: Double) {
+    private func measure(
+        _ subject: Subject, phases: [UInt64], tolerance: UInt64, seconds: Double
+    ) throws -> (wakeups: Double, fires: Double) {
         let interval: UInt64 = 10_000_000
         let settle: UInt64 = 200_000_000
         switch subject {
@@ -46,7 +52,10 @@ struct CoalescingScenario {
             let host = try KitHost.start(kind) { loop in
                 let now = ContinuousClock.now
                 for phase in phases {
-                    let timer = try Loop.Timer(fireAt: now + .nanoseconds(phase), interval: .nanoseconds(interval), tolerance: .nanoseconds(tolerance)) { _ in
+                    let timer = try Loop.Timer(
+                        fireAt: now + .nanoseconds(phase), interval: .nanoseconds(interval),
+                        tolerance: .nanoseconds(tolerance)
+                    ) { _ in
                         counter.bump()
                     }
                     loop.add(timer, to: .default)
@@ -65,7 +74,9 @@ struct CoalescingScenario {
             let host = CFHost.start { loop in
                 let now = CFAbsoluteTimeGetCurrent()
                 for phase in phases {
-                    let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, now + Double(phase) / 1e9, Double(interval) / 1e9, 0, 0) { _ in
+                    let timer = CFRunLoopTimerCreateWithHandler(
+                        kCFAllocatorDefault, now + Double(phase) / 1e9, Double(interval) / 1e9, 0, 0
+                    ) { _ in
                         counter.bump()
                     }
                     CFRunLoopTimerSetTolerance(timer, Double(tolerance) / 1e9)
@@ -83,7 +94,7 @@ struct CoalescingScenario {
             let elapsed = Double(t1 - t0) / 1e9
             return (Double(wakes1 - wakes0) / elapsed, Double(fires1 - fires0) / elapsed)
         case .floor, .nio:
-            return (0, 0)  // not run: coalescing is a run loop's policy, there is no floor
+            return (0, 0) // not run: coalescing is a run loop's policy, there is no floor
         }
     }
 }

@@ -21,14 +21,16 @@ struct IdleScenario {
             context.progress.show("idle · \(subject) (\(seconds) s)")
             do {
                 let (cpu, processCPU, wakeups) = try measure(subject, seconds: seconds)
-                context.results.add(metrics: [
-                    Metric(name: "loop CPU µs/s", value: Double(cpu) / 1e3 / seconds, unit: "µs/s"),
-                    Metric(name: "process CPU µs/s", value: Double(processCPU) / 1e3 / seconds, unit: "µs/s"),
-                    Metric(name: "wakeups/s", value: Double(wakeups) / seconds, unit: "1/s"),
-                ], scenario: "idle", variant: "100ms-timer", subject: subject.description,
-                   note: subject == .nio ? "nio: scheduleRepeatedTask; wakeups = task runs" : nil)
+                context.results.add(
+                    metrics: [
+                        Metric(name: "loop CPU µs/s", value: Double(cpu) / 1e3 / seconds, unit: "µs/s"),
+                        Metric(name: "process CPU µs/s", value: Double(processCPU) / 1e3 / seconds, unit: "µs/s"),
+                        Metric(name: "wakeups/s", value: Double(wakeups) / seconds, unit: "1/s"),
+                    ], scenario: "idle", variant: "100ms-timer", subject: subject.description,
+                    note: subject == .nio ? "nio: scheduleRepeatedTask; wakeups = task runs" : nil)
             } catch {
-                context.results.skip(scenario: "idle", variant: "100ms-timer", subject: subject.description, why: "\(error)")
+                context.results.skip(
+                    scenario: "idle", variant: "100ms-timer", subject: subject.description, why: "\(error)")
             }
         }
     }
@@ -40,13 +42,15 @@ struct IdleScenario {
         return nanos(usage.ru_utime) + nanos(usage.ru_stime)
     }
 
-    private func measure(_ subject: Subject, seconds: Double) throws -> (cpu: UInt64, process: UInt64, wakeups: UInt64) {
+    private func measure(_ subject: Subject, seconds: Double) throws -> (cpu: UInt64, process: UInt64, wakeups: UInt64)
+    {
         let period: UInt64 = 100_000_000
         let nanoseconds = UInt64(seconds * 1e9)
         switch subject {
         case let .kit(kind):
             let host = try KitHost.start(kind) { loop in
-                loop.add(try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }, to: .default)
+                loop.add(
+                    try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }, to: .default)
             }
             let cpu0 = host.onLoop { Time.threadCPU() }
             let (stats0, process0) = (host.loop.statistics, Self.processCPU())
@@ -59,7 +63,9 @@ struct IdleScenario {
             let counter = Owned<CFWakeCounter?>(nil)
             let host = CFHost.start { loop in
                 let seconds = Double(period) / 1e9
-                let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + seconds, seconds, 0, 0) { _ in }
+                let timer = CFRunLoopTimerCreateWithHandler(
+                    kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + seconds, seconds, 0, 0
+                ) { _ in }
                 CFRunLoopAddTimer(loop.ref, timer, CFLoop.mode)
                 counter.value = CFWakeCounter(on: loop)
             }
@@ -75,7 +81,9 @@ struct IdleScenario {
         case .nio:
             let host = NIOHost()
             let runs = FireCounter()
-            let task = host.loop.scheduleRepeatedTask(initialDelay: .nanoseconds(Int64(period)), delay: .nanoseconds(Int64(period))) { _ in
+            let task = host.loop.scheduleRepeatedTask(
+                initialDelay: .nanoseconds(Int64(period)), delay: .nanoseconds(Int64(period))
+            ) { _ in
                 runs.bump()
             }
             let cpu0 = host.onLoop { Time.threadCPU() }

@@ -24,8 +24,10 @@ enum MainWake {
     static func runChild(_ subject: Subject, settings: Settings) throws -> WakeDriver.Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try executablePath())
-        process.arguments = ["main-wake", "--subject", subject.description, "--samples", "\(settings.wakeSamples)",
-                             "--warmup", "\(settings.wakeWarmup)", "--seed", "\(settings.seed)"]
+        process.arguments = [
+            "main-wake", "--subject", subject.description, "--samples", "\(settings.wakeSamples)",
+            "--warmup", "\(settings.wakeWarmup)", "--seed", "\(settings.seed)",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -22,22 +22,25 @@ struct PassScenario {
             case .coreFoundation:
                 nanoseconds = cfPasses(passes: passes)
             case .nio:
-                context.results.skip(scenario: "pass", variant: "empty-poll", subject: subject.description,
-                                     why: "a NIO event loop cannot be run for one pass")
+                context.results.skip(
+                    scenario: "pass", variant: "empty-poll", subject: subject.description,
+                    why: "a NIO event loop cannot be run for one pass")
                 continue
             case .floor:
                 continue
             }
             guard let nanoseconds else {
-                context.results.skip(scenario: "pass", variant: "empty-poll", subject: subject.description, why: "could not start")
+                context.results.skip(
+                    scenario: "pass", variant: "empty-poll", subject: subject.description, why: "could not start")
                 continue
             }
             let perPass = Double(nanoseconds) / Double(passes)
-            context.results.add(metrics: [
-                Metric(name: "ns/pass", value: perPass, unit: "ns"),
-                Metric(name: "passes/s", value: 1e9 / perPass, unit: "1/s"),
-            ], scenario: "pass", variant: "empty-poll", subject: subject.description,
-               note: "1 source, 1 timer, 1 observer; timeout zero")
+            context.results.add(
+                metrics: [
+                    Metric(name: "ns/pass", value: perPass, unit: "ns"),
+                    Metric(name: "passes/s", value: 1e9 / perPass, unit: "1/s"),
+                ], scenario: "pass", variant: "empty-poll", subject: subject.description,
+                note: "1 source, 1 timer, 1 observer; timeout zero")
         }
     }
 
@@ -71,12 +74,17 @@ struct PassScenario {
         let outcome = Owned<UInt64>(0)
         PThread {
             let loop = CFRunLoopGetCurrent()!
-            let mode: CFRunLoopMode = CFStringCreateWithCString(kCFAllocatorDefault, "pass", CFStringBuiltInEncodings.UTF8.rawValue)
+            let mode: CFRunLoopMode = CFStringCreateWithCString(
+                kCFAllocatorDefault, "pass", CFStringBuiltInEncodings.UTF8.rawValue)
             let source = CFSignalSource {}
             CFRunLoopAddSource(loop, source.source, mode)
-            let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 3600, 3600, 0, 0) { _ in }
+            let timer = CFRunLoopTimerCreateWithHandler(
+                kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 3600, 3600, 0, 0
+            ) { _ in }
             CFRunLoopAddTimer(loop, timer, mode)
-            let observer = CFRunLoopObserverCreateWithHandler(kCFAllocatorDefault, CFRunLoopActivity.allActivities.rawValue, true, 0) { _, _ in }
+            let observer = CFRunLoopObserverCreateWithHandler(
+                kCFAllocatorDefault, CFRunLoopActivity.allActivities.rawValue, true, 0
+            ) { _, _ in }
             CFRunLoopAddObserver(loop, observer, mode)
             for _ in 0..<passes / 10 { _ = CFRunLoopRunInMode(mode, 0, false) }
             let start = Time.now()

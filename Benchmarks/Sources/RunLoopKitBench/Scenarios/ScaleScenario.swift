@@ -39,12 +39,16 @@ struct ScaleScenario {
             }
         }
         if context.settings.wants(.coreFoundation) {
-            context.results.skip(scenario: "scale", variant: "timers", subject: "cf",
-                                 why: "CF keeps timers in a sorted array (O(n) insert); \(settings.scaleTimers) would take minutes")
+            context.results.skip(
+                scenario: "scale", variant: "timers", subject: "cf",
+                why: "CF keeps timers in a sorted array (O(n) insert); \(settings.scaleTimers) would take minutes")
         }
         if context.settings.wants(.nio) {
-            context.results.skip(scenario: "scale", variant: "timers", subject: "nio",
-                                 why: "cancelling a NIO scheduled task searches its heap linearly; \(settings.scaleTimers / 2) cancels would take minutes")
+            context.results.skip(
+                scenario: "scale", variant: "timers", subject: "nio",
+                why:
+                    "cancelling a NIO scheduled task searches its heap linearly; \(settings.scaleTimers / 2) cancels would take minutes"
+            )
         }
         for subject in context.kitBackends {
             guard case let .kit(kind) = subject else { continue }
@@ -54,41 +58,55 @@ struct ScaleScenario {
         let limit = Limits.raiseOpenFiles()
         let needed = UInt64(settings.scaleDescriptors + 64)
         guard limit >= needed else {
-            context.progress.warn("RLIMIT_NOFILE is \(limit) even raised to its hard limit; scale/descriptors needs \(needed): skipped")
-            context.results.skip(scenario: "scale", variant: "descriptors", subject: "all", why: "RLIMIT_NOFILE \(limit) < \(needed)")
+            context.progress.warn(
+                "RLIMIT_NOFILE is \(limit) even raised to its hard limit; scale/descriptors needs \(needed): skipped")
+            context.results.skip(
+                scenario: "scale", variant: "descriptors", subject: "all", why: "RLIMIT_NOFILE \(limit) < \(needed)")
             return
         }
-        let picks = SplitMix64.draws(settings.scaleDescriptorSamples, in: 0...UInt64(settings.scaleDescriptors - 1), seed: settings.seed, stream: 4)
-        let gaps = SplitMix64.draws(settings.scaleDescriptorSamples, in: 50_000...500_000, seed: settings.seed, stream: 5)
+        let picks = SplitMix64.draws(
+            settings.scaleDescriptorSamples, in: 0...UInt64(settings.scaleDescriptors - 1), seed: settings.seed,
+            stream: 4)
+        let gaps = SplitMix64.draws(
+            settings.scaleDescriptorSamples, in: 50_000...500_000, seed: settings.seed, stream: 5)
         let descriptorsVariant = "descriptors-\(settings.scaleDescriptors)"
         for subject in settings.subjects {
             context.progress.show("scale/descriptors · \(subject) (\(settings.scaleDescriptors))")
             do {
                 switch subject {
                 case .coreFoundation:
-                    context.results.skip(scenario: "scale", variant: descriptorsVariant, subject: subject.description,
-                                         why: "CoreFoundation on Linux has no public descriptor source")
+                    context.results.skip(
+                        scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                        why: "CoreFoundation on Linux has no public descriptor source")
                 case .nio:
-                    context.results.skip(scenario: "scale", variant: descriptorsVariant, subject: subject.description,
-                                         why: "10,000 NIO pipe channels (see wake/descriptor for NIO's descriptor wake)")
+                    context.results.skip(
+                        scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                        why: "10,000 NIO pipe channels (see wake/descriptor for NIO's descriptor wake)")
                 default:
                     var outcome: Result<WakeDriver.Run, any Error>?
                     context.withShallowIdle("scale/descriptors") {
-                        outcome = Result { try descriptors(subject, count: settings.scaleDescriptors, picks: picks, gaps: gaps) }
+                        outcome = Result {
+                            try descriptors(subject, count: settings.scaleDescriptors, picks: picks, gaps: gaps)
+                        }
                     }
                     let run = try outcome!.get()
                     if run.lost {
-                        context.results.skip(scenario: "scale", variant: descriptorsVariant, subject: subject.description,
-                                             why: "a readiness was not handled within 10 s")
+                        context.results.skip(
+                            scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                            why: "a readiness was not handled within 10 s")
                         continue
                     }
                     var recorder = Recorder()
                     for sample in run.samples { recorder.record(nanoseconds: sample) }
-                    context.results.add(latency: recorder, scenario: "scale", variant: descriptorsVariant, subject: subject.description,
-                                        note: "spinning driver", metrics: [Metric(name: "posts to an awake loop", value: Double(run.awakeAtPost), unit: "posts")])
+                    context.results.add(
+                        latency: recorder, scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                        note: "spinning driver",
+                        metrics: [Metric(name: "posts to an awake loop", value: Double(run.awakeAtPost), unit: "posts")]
+                    )
                 }
             } catch {
-                context.results.skip(scenario: "scale", variant: descriptorsVariant, subject: subject.description, why: "\(error)")
+                context.results.skip(
+                    scenario: "scale", variant: descriptorsVariant, subject: subject.description, why: "\(error)")
             }
         }
         for count in [100, settings.scaleDescriptors] {
@@ -268,9 +286,14 @@ struct ScaleScenario {
                 Metric(name: "passes", value: Double(done), unit: "passes"),
                 Metric(name: "add all ms", value: Double(add) / 1e6, unit: "ms"),
             ]
-            if subject != .floor { metrics.append(Metric(name: "invalidate all ms", value: Double(invalidate) / 1e6, unit: "ms")) }
-            context.results.add(metrics: metrics, scenario: "scale", variant: variant, subject: subject.description,
-               note: "\(count) idle descriptor sources; run(mode, timeout: .zero); add all: until the first pass returned")
+            if subject != .floor {
+                metrics.append(Metric(name: "invalidate all ms", value: Double(invalidate) / 1e6, unit: "ms"))
+            }
+            context.results.add(
+                metrics: metrics, scenario: "scale", variant: variant, subject: subject.description,
+                note:
+                    "\(count) idle descriptor sources; run(mode, timeout: .zero); add all: until the first pass returned"
+            )
         case let .failure(error):
             context.results.skip(scenario: "scale", variant: variant, subject: subject.description, why: "\(error)")
         }
@@ -303,7 +326,7 @@ struct ScaleScenario {
     private func modeSwitch(_ kind: BackendKind, count: Int, subject: String) {
         let variant = "mode-switch-\(count)-fds"
         let switches = context.settings.scaleSwitches
-        let warmup = 10  // the first switches register the descriptors for the first time
+        let warmup = 10 // the first switches register the descriptors for the first time
         let fds = (0..<count).map { _ in FD.eventfd() }
         defer { for fd in fds { close(fd) } }
         let outcome = Owned<Result<(nanoseconds: UInt64, switches: Int), any Error>?>(nil)
@@ -351,12 +374,13 @@ struct ScaleScenario {
         switch outcome.value! {
         case let .success((nanoseconds, done)) where done > 0:
             let perSwitch = Double(nanoseconds) / Double(done)
-            context.results.add(metrics: [
-                Metric(name: "ns/switch", value: perSwitch, unit: "ns"),
-                Metric(name: "switches/s", value: 1e9 / perSwitch, unit: "1/s"),
-                Metric(name: "switches", value: Double(done), unit: "switches"),
-            ], scenario: "scale", variant: variant, subject: subject,
-               note: "\(count) descriptor sources in both modes; a nested zero-timeout run and back")
+            context.results.add(
+                metrics: [
+                    Metric(name: "ns/switch", value: perSwitch, unit: "ns"),
+                    Metric(name: "switches/s", value: 1e9 / perSwitch, unit: "1/s"),
+                    Metric(name: "switches", value: Double(done), unit: "switches"),
+                ], scenario: "scale", variant: variant, subject: subject,
+                note: "\(count) descriptor sources in both modes; a nested zero-timeout run and back")
         case .success:
             context.results.skip(scenario: "scale", variant: variant, subject: subject, why: "no switch was timed")
         case let .failure(error):
@@ -394,8 +418,9 @@ struct ScaleScenario {
         }.join()
         switch outcome.value! {
         case let .success(metrics):
-            context.results.add(metrics: metrics, scenario: "scale", variant: variant, subject: subject,
-                                note: "one timer re-armed \(count) times; resident memory before and after")
+            context.results.add(
+                metrics: metrics, scenario: "scale", variant: variant, subject: subject,
+                note: "one timer re-armed \(count) times; resident memory before and after")
         case let .failure(error):
             context.results.skip(scenario: "scale", variant: variant, subject: subject, why: "\(error)")
         }

@@ -26,13 +26,15 @@ struct ThroughputScenario {
                 context.progress.show("throughput/\(variant) · \(subject) (\(total) blocks)")
                 do {
                     let (rate, lost) = try measure(subject, posters: posters, total: total, inModes: inModes)
-                    context.results.add(metrics: [
-                        Metric(name: "blocks/s", value: rate, unit: "1/s"),
-                        Metric(name: "lost", value: Double(lost), unit: "blocks"),
-                    ], scenario: "throughput", variant: variant, subject: subject.description,
-                       note: Self.note(subject, inModes: inModes))
+                    context.results.add(
+                        metrics: [
+                            Metric(name: "blocks/s", value: rate, unit: "1/s"),
+                            Metric(name: "lost", value: Double(lost), unit: "blocks"),
+                        ], scenario: "throughput", variant: variant, subject: subject.description,
+                        note: Self.note(subject, inModes: inModes))
                 } catch {
-                    context.results.skip(scenario: "throughput", variant: variant, subject: subject.description, why: "\(error)")
+                    context.results.skip(
+                        scenario: "throughput", variant: variant, subject: subject.description, why: "\(error)")
                 }
             }
         }
@@ -66,7 +68,9 @@ struct ThroughputScenario {
         }
     }
 
-    private func measure(_ subject: Subject, posters: Int, total: Int, inModes: Bool) throws -> (rate: Double, lost: Int) {
+    private func measure(
+        _ subject: Subject, posters: Int, total: Int, inModes: Bool
+    ) throws -> (rate: Double, lost: Int) {
         let tally = Tally(total: total)
         let post: @Sendable () -> Void
         let stop: () -> Void

@@ -37,14 +37,17 @@ struct TimerScenario {
             context.progress.show("timer/repeating-1ms · \(subject)")
             let variant = "repeating-1ms"
             do {
-                let recorder: Recorder = switch subject {
-                case let .kit(kind): try kitRepeating(kind, interval: interval, seconds: settings.repeatingSeconds)
-                case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
-                case .nio: nioRepeating(interval: interval, seconds: settings.repeatingSeconds)
-                case .floor: TimerFloor.periodicJitter(interval: interval, seconds: settings.repeatingSeconds)
-                }
-                context.results.add(latency: recorder, scenario: "timer", variant: variant, subject: subject == .floor ? "floor-timerfd" : subject.description,
-                                    note: "|interval − 1 ms|")
+                let recorder: Recorder =
+                    switch subject {
+                    case let .kit(kind): try kitRepeating(kind, interval: interval, seconds: settings.repeatingSeconds)
+                    case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
+                    case .nio: nioRepeating(interval: interval, seconds: settings.repeatingSeconds)
+                    case .floor: TimerFloor.periodicJitter(interval: interval, seconds: settings.repeatingSeconds)
+                    }
+                context.results.add(
+                    latency: recorder, scenario: "timer", variant: variant,
+                    subject: subject == .floor ? "floor-timerfd" : subject.description,
+                    note: "|interval − 1 ms|")
             } catch {
                 context.results.skip(scenario: "timer", variant: variant, subject: subject.description, why: "\(error)")
             }
@@ -53,7 +56,8 @@ struct TimerScenario {
 
     private func record(_ subject: String, _ body: () throws -> Recorder) {
         do {
-            context.results.add(latency: try body(), scenario: "timer", variant: "one-shot", subject: subject, note: "lateness")
+            context.results.add(
+                latency: try body(), scenario: "timer", variant: "one-shot", subject: subject, note: "lateness")
         } catch {
             context.results.skip(scenario: "timer", variant: "one-shot", subject: subject, why: "\(error)")
         }
@@ -97,7 +101,9 @@ struct TimerScenario {
         let jitter = Owned(Jitter(interval: interval, seconds: seconds))
         let done = Probe()
         let host = try KitHost.start(kind) { loop in
-            let timer = try Loop.Timer(after: .nanoseconds(interval), repeating: .nanoseconds(interval), tolerance: .zero) { timer in
+            let timer = try Loop.Timer(
+                after: .nanoseconds(interval), repeating: .nanoseconds(interval), tolerance: .zero
+            ) { timer in
                 if jitter.value.tick() { timer.invalidate(); done.signal() }
             }
             loop.add(timer, to: .default)
@@ -149,7 +155,9 @@ struct TimerScenario {
         let done = Probe()
         let host = CFHost.start { loop in
             let seconds = Double(interval) / 1e9
-            let timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + seconds, seconds, 0, 0) { timer in
+            let timer = CFRunLoopTimerCreateWithHandler(
+                kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + seconds, seconds, 0, 0
+            ) { timer in
                 if jitter.value.tick() { CFRunLoopTimerInvalidate(timer); done.signal() }
             }
             CFRunLoopAddTimer(loop.ref, timer, CFLoop.mode)

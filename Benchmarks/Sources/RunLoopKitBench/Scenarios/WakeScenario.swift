@@ -57,9 +57,12 @@ struct WakeScenario {
                             skip(variant, subject, Self.unsupported(subject, variant))
                             continue
                         }
-                        run = variant == .performBlocking
-                            ? WakeDriver.blocking(probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
-                            : WakeDriver.spinning(probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
+                        run =
+                            variant == .performBlocking
+                            ? WakeDriver.blocking(
+                                probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
+                            : WakeDriver.spinning(
+                                probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
                         if !run.lost { session.stop() }
                     }
                     record(run, variant, subject)
@@ -83,13 +86,15 @@ struct WakeScenario {
             return
         }
         if run.awakeAtPost > 0 {
-            context.progress.warn("wake/\(variant.rawValue) · \(subject): \(run.awakeAtPost) posts found the loop thread not asleep")
+            context.progress.warn(
+                "wake/\(variant.rawValue) · \(subject): \(run.awakeAtPost) posts found the loop thread not asleep")
         }
         var recorder = Recorder()
         for sample in run.samples { recorder.record(nanoseconds: sample) }
         let note = variant == .performBlocking ? "blocking driver: semaphore + nanosleep" : "spinning driver"
-        context.results.add(latency: recorder, scenario: "wake", variant: variant.rawValue, subject: subject.description, note: note,
-                            metrics: [Metric(name: "posts to an awake loop", value: Double(run.awakeAtPost), unit: "posts")])
+        context.results.add(
+            latency: recorder, scenario: "wake", variant: variant.rawValue, subject: subject.description, note: note,
+            metrics: [Metric(name: "posts to an awake loop", value: Double(run.awakeAtPost), unit: "posts")])
     }
 
     private func skip(_ variant: WakeVariant, _ subject: Subject, _ why: String) {
@@ -128,11 +133,13 @@ struct WakeScenario {
                 probe.mark()
             }
             let host = try KitHost.start(kind) { $0.add(source, to: .default) }
-            return Session(post: { FD.signal(fd) }, stop: {
-                source.invalidate()
-                host.stop()
-                close(fd)
-            })
+            return Session(
+                post: { FD.signal(fd) },
+                stop: {
+                    source.invalidate()
+                    host.stop()
+                    close(fd)
+                })
         case (.coreFoundation, .perform), (.coreFoundation, .performBlocking):
             let host = CFHost.start()
             let loop = host.loop
@@ -141,10 +148,12 @@ struct WakeScenario {
             let source = CFSignalSource { probe.mark() }
             let host = CFHost.start { source.add(to: $0) }
             let loop = host.loop
-            return Session(post: { source.signal(loop) }, stop: {
-                source.invalidate()
-                host.stop()
-            })
+            return Session(
+                post: { source.signal(loop) },
+                stop: {
+                    source.invalidate()
+                    host.stop()
+                })
         case (.nio, .perform), (.nio, .performBlocking):
             let host = NIOHost()
             let loop = host.loop
@@ -161,10 +170,12 @@ struct WakeScenario {
                 }
                 .takingOwnershipOfDescriptor(input: fd)
                 .wait()
-            return Session(post: { FD.signal(fd) }, stop: {
-                try? channel.close().wait()  // closes the eventfd, which the channel owns
-                host.stop()
-            })
+            return Session(
+                post: { FD.signal(fd) },
+                stop: {
+                    try? channel.close().wait() // closes the eventfd, which the channel owns
+                    host.stop()
+                })
         case (.floor, _):
             // Every variant is the same on the floor: an eventfd write wakes epoll_pwait2.
             let floor = FloorLoop { probe.mark() }

@@ -118,7 +118,9 @@ final class CFWakeCounter: @unchecked Sendable {
     private var observer: CFRunLoopObserver?
 
     init(on loop: CFLoop) {
-        let observer = CFRunLoopObserverCreateWithHandler(kCFAllocatorDefault, CFRunLoopActivity.afterWaiting.rawValue, true, 0) { [self] _, _ in
+        let observer = CFRunLoopObserverCreateWithHandler(
+            kCFAllocatorDefault, CFRunLoopActivity.afterWaiting.rawValue, true, 0
+        ) { [self] _, _ in
             self.count.add(1, ordering: .relaxed)
         }
         CFRunLoopAddObserver(loop.ref, observer, CFLoop.mode)

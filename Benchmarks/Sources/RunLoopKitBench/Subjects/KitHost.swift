@@ -14,7 +14,9 @@ final class KitHost: Sendable {
     private let thread: Mutex<PThread?>
 
     /// Starts the loop; `setup` runs on the loop's thread before the first run.
-    static func start(_ backend: BackendKind, setup: @escaping @Sendable (Loop) throws -> Void = { _ in }) throws -> KitHost {
+    static func start(
+        _ backend: BackendKind, setup: @escaping @Sendable (Loop) throws -> Void = { _ in }
+    ) throws -> KitHost {
         let handoff = Handoff<Result<KitHost, any Error>>()
         let started = Handoff<PThread>()
         let thread = PThread {

@@ -50,7 +50,7 @@ enum TimerFloor: String, CaseIterable {
     private static func pwait2Lateness(_ delays: [UInt64]) -> Recorder {
         var recorder = Recorder()
         let poller = FloorPoller()
-        let fd = FD.eventfd()  // never written: the wait can only time out
+        let fd = FD.eventfd() // never written: the wait can only time out
         defer { close(fd) }
         poller.add(fd, token: 0)
         for delay in delays {
@@ -63,18 +63,11 @@ enum TimerFloor: String, CaseIterable {
 
     private static func uringLateness(_ delays: [UInt64]) -> Recorder {
         var recorder = Recorder()
-        var ring = io_uring()
-        guard io_uring_queue_init(8, &ring, 0) == 0 else { return recorder }
-        defer { io_uring_queue_exit(&ring) }
+        guard let ring = cbench_uring_open() else { return recorder }
+        defer { cbench_uring_close(ring) }
         for delay in delays {
             let target = Time.now() + delay
-            var spec = __kernel_timespec(tv_sec: Int64(target / 1_000_000_000), tv_nsec: Int64(target % 1_000_000_000))
-            let sqe = io_uring_get_sqe(&ring)
-            io_uring_prep_timeout(sqe, &spec, 0, UInt32(IORING_TIMEOUT_ABS))
-            _ = io_uring_submit_and_wait(&ring, 1)
-            var cqe: UnsafeMutablePointer<io_uring_cqe>?
-            while io_uring_wait_cqe(&ring, &cqe) == -EINTR {}
-            if let cqe { io_uring_cqe_seen(&ring, cqe) }
+            guard cbench_uring_sleep_until(ring, target) == 0 else { return recorder }
             recorder.record(signed: Int64(bitPattern: Time.now() &- target))
         }
         return recorder

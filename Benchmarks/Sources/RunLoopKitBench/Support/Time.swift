@@ -23,7 +23,8 @@ enum Time {
 
     /// Sleeps in the kernel (never spins) for `nanoseconds`, resuming after signals.
     static func sleep(nanoseconds: UInt64) {
-        var request = Glibc.timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var request = Glibc.timespec(
+            tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = Glibc.timespec()
         while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
     }
