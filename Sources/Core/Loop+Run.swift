@@ -76,7 +76,12 @@ extension Loop {
         wakeRequested.store(false, ordering: .relaxed)
         // The observers kept for notifications would keep them (and whatever their callbacks
         // hold) alive after they left the loop: kept only while the loop runs.
-        if outermost { local.observers = .empty }
+        if outermost {
+            local.observers = .empty
+            // The thread goes back to its own timer slack once no run of the loop is active:
+            // what it does next is not the loop's business.
+            local.timerSlack.restore()
+        }
         return result!
     }
 
@@ -325,7 +330,8 @@ extension Loop {
     ///
     /// The timer slack narrowed for this wait stays narrowed after it (callouts run with it):
     /// putting it back would cost a system call between a timer's wake and its callout, and
-    /// another before the next exact wait. A wait that needs the thread's own slack restores it.
+    /// another before the next exact wait. A wait that needs the thread's own slack restores
+    /// it, and so does the end of the outermost run.
     private func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
         while true {
             let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero

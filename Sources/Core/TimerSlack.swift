@@ -43,7 +43,7 @@ struct TimerSlack {
         narrowed = wanted == threadOwnSlack() ? nil : wanted
     }
 
-    /// Puts the thread's own slack back (callouts run with it).
+    /// Puts the thread's own slack back, if it was narrowed (the outermost run's end).
     mutating func restore() {
         apply(nil)
     }

@@ -1,3 +1,5 @@
+import RunLoopKit
+import TestSupport
 import Testing
 
 @testable import RunLoopCore
@@ -25,4 +27,29 @@ struct TimerSlackTests {
         // tolerance, the least slack the kernel allows: 1 ns).
         #expect(wakeAt + effectiveSlack <= deadline + (tolerance == .zero ? .nanoseconds(1) : .zero))
     }
+
+    @Test(
+        "an exact timer's callout runs with the narrowed slack; the thread has its own slack back once the run returns",
+        arguments: backends)
+    func slackRestoredAfterRun(_ backend: BackendKind) async throws {
+        let trace = try await onLoopThread(backend) { loop -> [String] in
+            let trace = Trace()
+            let own = currentThreadSlack()
+            let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
+                trace("in the callout: \(currentThreadSlack() == own ? "own" : "narrowed") slack")
+                loop.stop()
+            }
+            loop.add(timer, to: .default)
+            trace("run: \(loop.run(timeout: generousDeadline))")
+            trace("after the run: \(currentThreadSlack() == own ? "own" : "narrowed") slack")
+            return trace.all
+        }
+        #expect(trace == ["in the callout: narrowed slack", "run: stopped", "after the run: own slack"])
+    }
+}
+
+/// The calling thread's timer slack now, in nanoseconds.
+private func currentThreadSlack() -> UInt {
+    var slack = TimerSlack()
+    return slack.threadSlackForTesting
 }
