@@ -13,12 +13,21 @@ extension Loop {
     /// - Returns: the timer; `invalidate()` it to cancel the block.
     @discardableResult
     public func perform(
-        after delay: Duration, in modes: Set<Mode> = [.common], _ block: @escaping @Sendable () -> Void
+        after delay: Duration, in modes: ModeSet = [.common], _ block: @escaping @Sendable () -> Void
     ) -> Timer {
         precondition(!modes.isEmpty, "Loop.perform(after:in:_:) with no mode: the block could never run")
         // A non-negative tolerance and no interval: this cannot throw.
         let timer = try! Timer(fireAt: now + max(delay, .zero)) { _ in block() }
-        for mode in modes { add(timer, to: mode) }
+        for mode in modes.modes { add(timer, to: mode) }
         return timer
+    }
+
+    /// The same as the `perform(after:in:_:)` taking a ``ModeSet``, for modes already in a `Set`.
+    @_disfavoredOverload
+    @discardableResult
+    public func perform(
+        after delay: Duration, in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void
+    ) -> Timer {
+        perform(after: delay, in: ModeSet(modes), block)
     }
 }

@@ -8,7 +8,7 @@ extension Loop {
         /// The mode's number in the process's table of mode names (``ModeNames``): equal
         /// names, equal numbers. A loop looks modes up on every pass and every block it runs,
         /// so a mode is compared, hashed and copied as one integer, never as its name.
-        let index: Int
+        @usableFromInline let index: Int
 
         /// Creates a mode with the given name.
         ///
@@ -21,7 +21,7 @@ extension Loop {
         /// Creates a mode from a string literal.
         public init(stringLiteral name: String) { self.init(name) }
 
-        init(index: Int) { self.index = index }
+        @usableFromInline init(index: Int) { self.index = index }
 
         /// The mode's name.
         public var name: String { ModeNames.name(at: index) }
@@ -33,13 +33,13 @@ extension Loop {
         }
 
         /// The mode every loop has; initially the only common mode.
-        public static var `default`: Mode { Mode(index: ModeNames.defaultIndex) }
+        @inlinable public static var `default`: Mode { Mode(index: 0) } // ModeNames.defaultIndex
 
         /// The pseudo-mode that stands for every common mode, now and later.
         ///
         /// Adding an item to `common` adds it to each common mode; running `common` is a usage
         /// error that returns ``RunResult/finished`` at once.
-        public static var common: Mode { Mode(index: ModeNames.commonIndex) }
+        @inlinable public static var common: Mode { Mode(index: 1) } // ModeNames.commonIndex
 
         public var description: String { name }
     }

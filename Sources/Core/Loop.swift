@@ -371,9 +371,18 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// ``Mode/common`` in `modes` stands for the common modes at the time the block runs.
     /// Blocks run in the order queued, each mode's blocks only while that mode runs. An empty
     /// `modes` is a programming error that traps with a message. Safe to call from any thread.
-    public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
+    /// Write the modes as a literal, `perform(in: [.default]) { … }`: that costs no more
+    /// than ``perform(_:)`` (see ``ModeSet``).
+    public func perform(in modes: ModeSet, _ block: @escaping @Sendable () -> Void) {
         precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
         enqueue(PendingBlock(modes: BlockModes(modes), body: block))
+    }
+
+    /// Queues `block` to run on the loop's thread while it runs one of `modes`; the same as
+    /// the one taking a ``ModeSet``, for modes already in a `Set`.
+    @_disfavoredOverload
+    public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
+        perform(in: ModeSet(modes), block)
     }
 
     private func enqueue(_ block: PendingBlock) {

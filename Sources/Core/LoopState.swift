@@ -112,20 +112,12 @@ enum BlockModes {
     case some(Set<Loop.Mode>)
 
     /// `modes`, as a mask when every mode fits in one.
-    init(_ modes: Set<Loop.Mode>) {
-        if modes.count == 1, modes.contains(.common) {
-            self = .common
+    init(_ modes: Loop.ModeSet) {
+        guard modes.others.isEmpty else {
+            self = .some(Set(modes.modes))
             return
         }
-        var mask: UInt64 = 0
-        for mode in modes {
-            guard let bit = mode.bit else {
-                self = .some(modes)
-                return
-            }
-            mask |= bit
-        }
-        self = .mask(mask)
+        self = modes.mask == Loop.Mode.common.bit ? .common : .mask(modes.mask)
     }
 }
 

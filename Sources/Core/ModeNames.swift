@@ -3,6 +3,7 @@
 /// Modes are named by strings in the API and compared by number everywhere else (see
 /// ``Loop/Mode``). A program uses a handful of modes, so the table never needs to forget one.
 enum ModeNames {
+    /// The numbers of the two modes every process has (inlined as constants by ``Loop/Mode``).
     static let defaultIndex = 0
     static let commonIndex = 1
 
