@@ -43,6 +43,11 @@ extension Loop {
 
         /// Removes the observer from its loop; it is never called again.
         ///
+        /// Called on the loop's thread, this is exact. Called from another thread, a call the
+        /// loop had already begun to make may still happen (the loop does not hold a lock
+        /// across callouts); once a block posted to the loop after this returns has run, no
+        /// call is under way and none will come.
+        ///
         /// Safe to call from any thread, also from inside its own callback.
         public func invalidate() {
             let owner: Loop? = loop.withLock { state in

@@ -49,10 +49,12 @@ extension Loop {
         let entered: Bool = state.withLock { state in
             guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return false }
             state.runs.append(RunRecord(mode: mode))
+            // A run starts with no wake pending. Cleared under the lock that `wakeUp()`
+            // decides under: a wake posted once this run is recorded is this run's, and kept.
+            wakeRequested.store(false, ordering: .relaxed)
             return true
         }
         guard entered else { return .finished }
-        wakeRequested.store(false, ordering: .relaxed)
 
         let now = self.now
         let isPoll = timeout.map { $0 <= .zero } ?? false
@@ -70,10 +72,11 @@ extension Loop {
         notifyObservers(.exit, in: mode)
         let outermost = state.withLock { state in
             state.runs.removeLast()
+            // A wake still pending dies with the run that it was for; under the lock, so that
+            // a wake posted after this, for the enclosing run, is kept.
+            wakeRequested.store(false, ordering: .relaxed)
             return state.runs.isEmpty
         }
-        // A wake still pending dies with the run that it was for.
-        wakeRequested.store(false, ordering: .relaxed)
         // The observers kept for notifications would keep them (and whatever their callbacks
         // hold) alive after they left the loop: kept only while the loop runs.
         if outermost {

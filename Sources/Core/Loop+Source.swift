@@ -157,6 +157,11 @@ extension Loop {
 
         /// Removes the source from every mode of every loop; it is never performed again.
         ///
+        /// Called on the loop's thread, this is exact. Called from another thread, a call the
+        /// loop had already begun to make may still happen (the loop does not hold a lock
+        /// across callouts); once a block posted to the loop after this returns has run, no
+        /// call is under way and none will come.
+        ///
         /// A version-1 source's descriptor leaves every loop's backend before this returns, so
         /// the caller may close it right away. `cancel` is called once per mode the source was
         /// in. Safe to call from any thread, also from inside the source's own callout.

@@ -121,6 +121,11 @@ extension Loop {
 
         /// Removes the timer from its loop; it never fires again.
         ///
+        /// Called on the loop's thread, this is exact. Called from another thread, a call the
+        /// loop had already begun to make may still happen (the loop does not hold a lock
+        /// across callouts); once a block posted to the loop after this returns has run, no
+        /// call is under way and none will come.
+        ///
         /// Safe to call from any thread, also from inside the timer's own callback.
         public func invalidate() {
             let loop: Loop? = state.withLock { state in
