@@ -150,9 +150,19 @@ extension Loop {
             else {
                 return // Already signalled: the first signal's time orders it.
             }
-            for entry in loops.withLock({ Array($0.values) }) {
-                entry.loop?.sourceWasSignalled(self)
+            // The loops are told with no lock held (telling may wake one). A source is almost
+            // always in one loop: that one is held apart, so a signal allocates nothing.
+            let (first, others): (Loop?, [Loop]) = loops.withLock { loops in
+                var first: Loop?
+                var others: [Loop] = []
+                for entry in loops.values {
+                    guard let loop = entry.loop else { continue }
+                    if first == nil { first = loop } else { others.append(loop) }
+                }
+                return (first, others)
             }
+            first?.sourceWasSignalled(self)
+            for loop in others { loop.sourceWasSignalled(self) }
         }
 
         /// Removes the source from every mode of every loop; it is never performed again.
