@@ -208,17 +208,28 @@ extension Loop {
     /// Performs the signalled version-0 sources of `mode` by order, then first signal.
     private func performSignalledSources(in mode: Mode, onlyFirst: Bool) -> Bool {
         guard maybeSignalled.load(ordering: .acquiring) else { return false }
-        let (ready, pruned): ([Source], [Source]) = state.withLock { state in
+        // The thread's reused buffer, taken out for this call (a run nested in a callout below
+        // finds none and makes its own): performing a signalled source allocates nothing.
+        var ordered = local.signalledSources
+        local.signalledSources = []
+        defer {
+            ordered.removeAll(keepingCapacity: true)
+            local.signalledSources = ordered
+        }
+        let pruned: [Source] = state.withLock { state in
             let pruned = state.signalled.filter { !$0.isValid || !$0.isSignalled }
             if !pruned.isEmpty { state.signalled.removeAll { !$0.isValid || !$0.isSignalled } }
             if state.signalled.isEmpty { maybeSignalled.store(false, ordering: .relaxed) }
-            let signalled = state.signalled
-            return (state.modes.read(mode) { modeState in signalled.filter { modeState.contains($0) } } ?? [], pruned)
+            state.modes.read(mode) { modeState in
+                for source in state.signalled where modeState.contains(source) {
+                    ordered.append((source, source.signalStamp.load(ordering: .acquiring)))
+                }
+            }
+            return pruned
         }
         _ = pruned // Released here, with no lock held.
-        guard !ready.isEmpty else { return false }
-        let ordered = ready.map { ($0, $0.signalStamp.load(ordering: .acquiring)) }
-            .sorted { $0.0.order != $1.0.order ? $0.0.order < $1.0.order : $0.1 < $1.1 }
+        guard !ordered.isEmpty else { return false }
+        ordered.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.stamp < $1.stamp }
         var performed = false
         for (source, _) in ordered {
             if performed, onlyFirst { break }

@@ -117,6 +117,7 @@ extension Loop {
         // Released here, with no lock held.
         withExtendedLifetime(retired) {}
         local.readySources = []
+        local.signalledSources = []
         local.takenBlocks = []
         local.observers = .empty
         withExtendedLifetime(blocks.close()) {}

@@ -7,6 +7,9 @@ final class ThreadLocalState: @unchecked Sendable {
     // @unchecked: every access happens on the loop's own thread (see `Loop.run`).
     var events: [ReadyEvent] = []
     var readySources: [(source: Loop.Source, readiness: Readiness)] = []
+    /// The signalled sources a pass performs, with their signal stamps (see
+    /// `performSignalledSources`).
+    var signalledSources: [(source: Loop.Source, stamp: UInt64)] = []
     /// The dispatch main queue's eventfd, once the main loop has bound it.
     var mainQueuePort: Int32?
     var timerSlack = TimerSlack()

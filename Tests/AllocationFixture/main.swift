@@ -11,6 +11,7 @@ import Synchronization
 //
 // - passes: 10,000 runs of `run(mode, timeout: .zero)` on a mode with one version-0 source,
 //   one timer and one observer of every activity: no allocation at all.
+// - signals: 10,000 times `signal()` on that source and a pass that performs it: none.
 // - blocks: 10,000 blocks posted with `perform { }` and drained: at most the block's own
 //   closure context each.
 // - blocks in modes: the same with `perform(in: [.default]) { }`: the same, at most the
@@ -72,6 +73,20 @@ func measure(_ backend: BackendKind) throws {
     check(
         backend, "passes", allocations { for _ in 0..<passes { _ = loop.run(mode, timeout: .zero) } }, per: passes,
         allowed: 0)
+
+    // A signalled source performed: the signal and the pass that performs it.
+    for _ in 0..<1_000 {
+        source.signal()
+        _ = loop.run(mode, timeout: .zero)
+    }
+    check(
+        backend, "signals",
+        allocations {
+            for _ in 0..<passes {
+                source.signal()
+                _ = loop.run(mode, timeout: .zero)
+            }
+        }, per: passes, allowed: 0)
 
     let blocks = 10_000
     let tally = Tally()
