@@ -233,7 +233,11 @@ extension Loop {
         var performed = false
         for (source, _) in ordered {
             if performed, onlyFirst { break }
-            guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else {
+            // A callout may have taken a source out of the mode since they were gathered
+            // (under the lock, just above: before the first callout nothing has changed).
+            guard source.isValid,
+                !performed || state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true })
+            else {
                 continue
             }
             // Clear just before performing; a loop that lost the race to another loop skips it.
@@ -373,17 +377,25 @@ extension Loop {
     /// ``TimerQueue``), even when it is already due.
     /// - Returns: whether any timer fired.
     private func fireDueTimers(in mode: Mode, dueBy limit: ContinuousClock.Instant) -> Bool {
-        // Nothing due (the common case of a pass woken for something else): one look.
-        guard let step = state.withLock({ $0.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil }) else {
-            return false
+        // Nothing due (the common case of a pass woken for something else): no lock when no
+        // timer of any mode can be due yet, one look otherwise.
+        guard timerBound.mayBeDue(by: limit) else { return false }
+        let step: UInt64? = state.withLock { state in
+            let step = state.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil
+            if step == nil { timerBound.set(state.modes.timerLowerBound) }
+            return step
         }
+        guard let step else { return false }
         var fired = false
         while let (timer, generation) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
             if fire(timer, armedAs: generation) { fired = true }
         }
-        state.withLock { _ = $0.modes.update(mode) { $0.timerQueue.endStep() } }
+        state.withLock { state in
+            _ = state.modes.update(mode) { $0.timerQueue.endStep() }
+            timerBound.set(state.modes.timerLowerBound)
+        }
         return fired
     }
 

@@ -41,6 +41,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// signalled sources; cleared under it when that list empties): a pass with nothing
     /// signalled does not take the lock to find out.
     let maybeSignalled = Atomic<Bool>(false)
+    /// No timer of any mode is queued before this bound: a pass due nothing skips the lock.
+    let timerBound = TimerBound()
 
     init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
@@ -271,6 +273,7 @@ public final class Loop: Sendable, CustomStringConvertible {
                     let joined = state.modes[target, default: ModeState()].join(timer, id: id) { modeState in
                         if queues { modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation) }
                     }
+                    if joined, queues { timerBound.lower(to: instant) }
                     if joined, state.currentMode == target,
                         state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true
                     {
@@ -537,6 +540,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             state.modes.updateEach { mode, modeState in
                 guard modeState.timers[id] != nil else { return }
                 modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation)
+                timerBound.lower(to: instant)
                 if currentMode == mode, sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
             }
             return wake

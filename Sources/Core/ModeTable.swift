@@ -59,6 +59,11 @@ struct ModeTable: Sequence {
         updateEach { _, state in update(&state) }
     }
 
+    /// At most the instant of every timer queued in any mode (see ``TimerBound``).
+    var timerLowerBound: Int64 {
+        slots.reduce(Int64.max) { bound, slot in Swift.min(bound, slot?.timerQueue.lowerBound ?? .max) }
+    }
+
     /// Whether the items of some mode satisfy `predicate`.
     func containsMode(where predicate: (borrowing ModeState) -> Bool) -> Bool {
         slots.contains { $0.map(predicate) ?? false }

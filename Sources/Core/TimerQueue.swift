@@ -211,6 +211,11 @@ struct TimerQueue {
         }
     }
 
+    /// At most the instant of every entry, live or stale (`Int64.max` when there is none).
+    var lowerBound: Int64 {
+        min(exact.min?.instant ?? .max, tolerant.min?.instant ?? .max, setAside.lazy.map(\.instant).min() ?? .max)
+    }
+
     /// Whether the stale entries outnumber the `liveCount` live ones (plus some slack, so
     /// that a small queue is never rebuilt over and over).
     func isMostlyStale(liveCount: Int) -> Bool {
