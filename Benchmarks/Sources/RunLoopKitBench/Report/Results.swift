@@ -37,6 +37,12 @@ struct Recorder: Sendable {
         _ = histogram.record(Swift.max(nanoseconds, 1))
     }
 
+    /// Adds `other`'s samples (a subject measured in rounds).
+    mutating func merge(_ other: Recorder) {
+        histogram.add(other.histogram)
+        early += other.early
+    }
+
     /// Records a signed sample; a negative one counts as early and is recorded as zero.
     mutating func record(signed nanoseconds: Int64) {
         if nanoseconds < 0 { early += 1 }

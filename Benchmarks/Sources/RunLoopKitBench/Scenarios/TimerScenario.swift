@@ -10,26 +10,58 @@ import RunLoopKit
 /// tolerance zero); its callback records lateness = callback time − requested instant and arms
 /// the next. Negative lateness (an early fire) is counted and reported, never hidden.
 /// repeating: a 1 ms repeating timer for 2 s; each sample is |interval between callbacks − 1 ms|.
+/// One-shot samples are taken in interleaved rounds (see `rounds`).
 struct TimerScenario {
     let context: Context
+
+    /// One-shot samples are taken in this many rounds, every subject taking its share in turn
+    /// in each round, so that drift of the machine during the run shifts them alike (see the
+    /// wake scenario).
+    static let rounds = 10
 
     func run() {
         let settings = context.settings
         let delays = SplitMix64.draws(settings.timerSamples, in: 1_000_000...5_000_000, seed: settings.seed, stream: 2)
+        var subjects: [(name: String, measure: ([UInt64]) throws -> Recorder)] = []
         for subject in settings.subjects {
-            context.progress.show("timer/one-shot · \(subject)")
             switch subject {
             case let .kit(kind):
-                record(subject.description) { try kitOneShot(kind, delays: delays) }
+                subjects.append((subject.description, { try kitOneShot(kind, delays: $0) }))
             case .coreFoundation:
-                record(subject.description) { cfOneShot(delays: delays) }
+                subjects.append((subject.description, { cfOneShot(delays: $0) }))
             case .nio:
-                record(subject.description) { nioOneShot(delays: delays) }
+                subjects.append((subject.description, { nioOneShot(delays: $0) }))
             case .floor:
                 for floor in TimerFloor.available {
-                    context.progress.show("timer/one-shot · \(floor.rawValue)")
-                    record(floor.rawValue) { floor.lateness(delays: delays) }
+                    subjects.append((floor.rawValue, { floor.lateness(delays: $0) }))
                 }
+            }
+        }
+        var recorders = [Recorder](repeating: Recorder(), count: subjects.count)
+        var failures = [String?](repeating: nil, count: subjects.count)
+        let share = max(delays.count / Self.rounds, 1)
+        for round in 0..<Self.rounds {
+            let slice = Array(
+                delays[
+                    min(
+                        round * share, delays.count)..<(round == Self.rounds - 1
+                        ? delays.count : min((round + 1) * share, delays.count))])
+            for (index, subject) in subjects.enumerated() where failures[index] == nil {
+                context.progress.show("timer/one-shot · \(subject.name) (round \(round + 1) of \(Self.rounds))")
+                do {
+                    recorders[index].merge(try subject.measure(slice))
+                } catch {
+                    failures[index] = "\(error)"
+                }
+            }
+        }
+        for (index, subject) in subjects.enumerated() {
+            if let why = failures[index] {
+                context.results.skip(scenario: "timer", variant: "one-shot", subject: subject.name, why: why)
+            } else {
+                context.results.add(
+                    latency: recorders[index], scenario: "timer", variant: "one-shot", subject: subject.name,
+                    note: "lateness")
             }
         }
         let interval: UInt64 = 1_000_000
@@ -51,15 +83,6 @@ struct TimerScenario {
             } catch {
                 context.results.skip(scenario: "timer", variant: variant, subject: subject.description, why: "\(error)")
             }
-        }
-    }
-
-    private func record(_ subject: String, _ body: () throws -> Recorder) {
-        do {
-            context.results.add(
-                latency: try body(), scenario: "timer", variant: "one-shot", subject: subject, note: "lateness")
-        } catch {
-            context.results.skip(scenario: "timer", variant: "one-shot", subject: subject, why: "\(error)")
         }
     }
 

@@ -10,7 +10,8 @@ import RunLoopKit
 /// The loop sleeps in its wait. The driver records t0 and posts; the loop thread records t1
 /// when the work runs. Between posts the driver lets a seeded random 50–500 µs pass and checks
 /// the loop is asleep again. The spinning driver (see `WakeDriver`) makes the primary figures;
-/// `perform-blocking` repeats `perform` with the blocking driver.
+/// `perform-blocking` repeats `perform` with the blocking driver. Subjects take their samples
+/// in interleaved rounds (see `rounds`).
 enum WakeVariant: String, CaseIterable {
     /// `Loop.perform` / `CFRunLoopPerformBlock` + `CFRunLoopWakeUp` / NIO's `execute` / an
     /// eventfd write.
@@ -36,39 +37,80 @@ struct WakeScenario {
         context.withShallowIdle("wake") { measure() }
     }
 
+    /// Each variant's samples are taken in this many rounds, every subject taking its share
+    /// in turn in each round, so that a machine that drifts during the run (a neighbour on the
+    /// host, a frequency change) shifts every subject alike: ratios within a run compare like
+    /// with like. Measured one after another instead, two runs of the same floor minutes apart
+    /// differed by 1.5×.
+    static let rounds = 10
+    /// Posts discarded at the start of each round after the first: the loop has been idle
+    /// while the other subjects took their turn.
+    static let roundWarmup = 20
+
     private func measure() {
         let settings = context.settings
         let total = settings.wakeWarmup + settings.wakeSamples
         let gaps = Self.gaps(total, seed: settings.seed)
         for variant in WakeVariant.allCases {
+            if variant == .dispatchMain {
+                measureMainQueue(settings)
+                continue
+            }
+            // Every subject's session lives for the whole variant; the driver posts to one at
+            // a time.
+            var sessions: [(subject: Subject, session: Session, probe: Probe, run: WakeDriver.Run)] = []
             for subject in settings.subjects {
-                context.progress.show("wake/\(variant.rawValue) · \(subject)")
+                let probe = Probe(blocking: variant == .performBlocking)
                 do {
-                    let run: WakeDriver.Run
-                    if variant == .dispatchMain {
-                        if subject == .nio {
-                            skip(variant, subject, "a NIO event loop does not serve DispatchQueue.main")
-                            continue
-                        }
-                        run = try MainWake.runChild(subject, settings: settings)
-                    } else {
-                        let probe = Probe(blocking: variant == .performBlocking)
-                        guard let session = try poster(for: subject, variant, probe: probe) else {
-                            skip(variant, subject, Self.unsupported(subject, variant))
-                            continue
-                        }
-                        run =
-                            variant == .performBlocking
-                            ? WakeDriver.blocking(
-                                probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
-                            : WakeDriver.spinning(
-                                probe, gaps: gaps, warmup: settings.wakeWarmup, post: { _ in session.post() })
-                        if !run.lost { session.stop() }
+                    guard let session = try poster(for: subject, variant, probe: probe) else {
+                        skip(variant, subject, Self.unsupported(subject, variant))
+                        continue
                     }
-                    record(run, variant, subject)
+                    sessions.append((subject, session, probe, WakeDriver.Run()))
                 } catch {
                     skip(variant, subject, "\(error)")
                 }
+            }
+            let share = max(settings.wakeSamples / Self.rounds, 1)
+            for round in 0..<Self.rounds {
+                let warmup = round == 0 ? settings.wakeWarmup : Self.roundWarmup
+                let first = round == 0 ? 0 : settings.wakeWarmup + round * share - warmup
+                let last = round == Self.rounds - 1 ? total : settings.wakeWarmup + (round + 1) * share
+                let slice = Array(gaps[max(first, 0)..<min(last, total)])
+                for index in sessions.indices where !sessions[index].run.lost {
+                    let (subject, session, probe, _) = sessions[index]
+                    context.progress.show(
+                        "wake/\(variant.rawValue) · \(subject) (round \(round + 1) of \(Self.rounds))")
+                    let part =
+                        variant == .performBlocking
+                        ? WakeDriver.blocking(probe, gaps: slice, warmup: warmup, post: { _ in session.post() })
+                        : WakeDriver.spinning(probe, gaps: slice, warmup: warmup, post: { _ in session.post() })
+                    sessions[index].run.samples += part.samples
+                    sessions[index].run.awakeAtPost += part.awakeAtPost
+                    sessions[index].run.lost = part.lost
+                }
+            }
+            for (subject, session, _, run) in sessions {
+                // A lost post leaves its loop blocked in the harness's probe: not stopped.
+                if !run.lost { session.stop() }
+                record(run, variant, subject)
+            }
+        }
+    }
+
+    /// The `DispatchQueue.main` wake: a child process per subject (its main thread must run
+    /// the loop), one after another.
+    private func measureMainQueue(_ settings: Settings) {
+        for subject in settings.subjects {
+            context.progress.show("wake/\(WakeVariant.dispatchMain.rawValue) · \(subject)")
+            if subject == .nio {
+                skip(.dispatchMain, subject, "a NIO event loop does not serve DispatchQueue.main")
+                continue
+            }
+            do {
+                record(try MainWake.runChild(subject, settings: settings), .dispatchMain, subject)
+            } catch {
+                skip(.dispatchMain, subject, "\(error)")
             }
         }
     }
