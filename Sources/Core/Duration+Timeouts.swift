@@ -9,7 +9,7 @@ import Glibc
 /// - a duration too long for the type saturates at its largest value (or the cap stated).
 extension Duration {
     /// Whole nanoseconds, rounded up; saturating at `Int64.max` (292 years).
-    public var nanosecondsClampedToZero: Int64 {
+    package var nanosecondsClampedToZero: Int64 {
         if self <= .zero { return 0 }
         // Compared as durations first: `components` traps for durations past Int64 seconds.
         if self >= .nanoseconds(Int64.max) { return .max }
@@ -19,13 +19,13 @@ extension Duration {
     }
 
     /// Whole milliseconds, rounded up (for `epoll_wait`); saturating at `Int32.max` (24 days).
-    public var millisecondsRoundedUp: Int32 {
+    package var millisecondsRoundedUp: Int32 {
         Int32(clamping: nanosecondsClampedToZero.dividedRoundingUp(by: 1_000_000))
     }
 
     /// A `timespec`, rounded up to the nanosecond (for `epoll_pwait2`, and io_uring's
     /// `__kernel_timespec`, which has the same fields).
-    public var timespecRoundedUp: timespec {
+    package var timespecRoundedUp: timespec {
         let nanos = nanosecondsClampedToZero
         return timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
     }

@@ -2,7 +2,7 @@ import Glibc
 
 /// The `errno` of the last failed call, read in a function ARC cannot reorder around.
 @inline(never)
-public func currentErrno() -> Int32 { errno }
+package func currentErrno() -> Int32 { errno }
 
 /// `strerror` text for an errno value.
 func describeErrno(_ code: Int32) -> String {
@@ -16,7 +16,7 @@ func describeErrno(_ code: Int32) -> String {
 ///   - operation: the C function's name, for the error.
 ///   - body: the call; a negative result means failure with `errno` set.
 @inline(__always)
-public func retryingOnInterrupt<T: BinaryInteger>(_ operation: String, _ body: () -> T) throws(SystemError) -> T {
+package func retryingOnInterrupt<T: BinaryInteger>(_ operation: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result = body()
         if result >= 0 { return result }

@@ -7,9 +7,9 @@ import Synchronization
 /// ``descriptor`` for reading like any other, and call ``consume()`` on the loop's thread when
 /// it is reported ready. The waker owns the eventfd, so a `wake()` racing with the loop's
 /// teardown never touches a freed backend.
-public final class EventfdWaker: BackendWaker {
+package final class EventfdWaker: BackendWaker {
     /// The eventfd to watch for reading.
-    public var descriptor: Int32 { counter.descriptor }
+    package var descriptor: Int32 { counter.descriptor }
     private let counter: EventCounter
     /// True from the first `wake()` until the waiting side consumes the eventfd.
     private let pending = Atomic<Bool>(false)
@@ -17,7 +17,7 @@ public final class EventfdWaker: BackendWaker {
     /// Creates the eventfd.
     ///
     /// - Throws: ``SystemError`` from `eventfd` when the process is out of descriptors.
-    public init() throws(SystemError) {
+    package init() throws(SystemError) {
         counter = try EventCounter()
     }
 
@@ -25,13 +25,13 @@ public final class EventfdWaker: BackendWaker {
 
     /// Makes the eventfd readable. Safe from any thread; only the first wake since the last
     /// ``consume()`` pays for a write.
-    public func wake() {
+    package func wake() {
         guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         counter.signal()
     }
 
     /// Drains the eventfd; call on the loop's thread when it was reported readable.
-    public func consume() {
+    package func consume() {
         // Drain first, then clear `pending`. The other order loses wakes for good: a wake
         // landing between the two sees `pending` clear, writes, and the read swallows that
         // write, leaving `pending` set on an empty eventfd, so every later wake returns
