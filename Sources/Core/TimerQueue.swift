@@ -168,23 +168,7 @@ struct TimerQueue {
     /// The first live entry by instant, of either heap, with its timer; stale entries on top
     /// of either are dropped.
     private mutating func liveTop(live: (Key) -> Loop.Timer?) -> (entry: Entry, timer: Loop.Timer, isExact: Bool)? {
-        var exactTop: (Entry, Loop.Timer)?
-        while let top = exact.min {
-            if let timer = live(top.key) {
-                exactTop = (top, timer)
-                break
-            }
-            exact.removeMin()
-        }
-        var tolerantTop: (Entry, Loop.Timer)?
-        while let top = tolerant.min {
-            if let timer = live(top.key) {
-                tolerantTop = (top, timer)
-                break
-            }
-            tolerant.removeMin()
-        }
-        switch (exactTop, tolerantTop) {
+        switch (Self.liveTop(of: &exact, live: live), Self.liveTop(of: &tolerant, live: live)) {
         case (nil, nil): return nil
         case let ((entry, timer)?, nil): return (entry, timer, true)
         case let (nil, (entry, timer)?): return (entry, timer, false)
@@ -193,14 +177,22 @@ struct TimerQueue {
         }
     }
 
+    /// The first live entry of `heap` and its timer, once the stale entries on top are dropped.
+    private static func liveTop(of heap: inout Heap<Entry>, live: (Key) -> Loop.Timer?) -> (Entry, Loop.Timer)? {
+        while let top = heap.min {
+            if let timer = live(top.key) { return (top, timer) }
+            heap.removeMin()
+        }
+        return nil
+    }
+
     /// The latest instant the loop may wake and still serve every timer within its
     /// tolerance, and the tolerance of the timer that sets it.
     mutating func earliestDeadline(
         live: (Key) -> Loop.Timer?
     ) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
-        while let top = exact.min, live(top.key) == nil { exact.removeMin() }
-        switch (exact.min, byDeadline.min) {
+        switch (Self.liveTop(of: &exact, live: live)?.0, byDeadline.min) {
         case (nil, nil): return nil
         case let (exact?, nil): return (QueueTime.instant(exact.instant), .zero)
         case let (nil, tolerant?): return (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
