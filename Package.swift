@@ -8,8 +8,7 @@ import PackageDescription
 let package = Package(
     name: "RunLoopKit",
     products: [
-        .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
-        .executable(name: "runloopkit-demo", targets: ["Demo"]),
+        .library(name: "RunLoopKit", targets: ["RunLoopKit"])
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -73,7 +72,6 @@ let package = Package(
             ],
             path: "Sources/RunLoopKit"
         ),
-        .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.

@@ -1,8 +1,8 @@
 internal import CRunLoopSupport
 import Glibc
 
-/// A POSIX thread running a closure: how ``LoopThread``, the tests, the fixtures and the demo
-/// start threads.
+/// A POSIX thread running a closure: how ``LoopThread``, the tests and the fixtures start
+/// threads.
 ///
 /// A plain thread of its own, not one of libdispatch's pool: a loop belongs to its thread and
 /// keeps it for as long as it runs. Join or detach each thread exactly once.

@@ -1,14 +1,21 @@
 // A tour of RunLoopKit in one run: a timer, a version-0 source, an observer, blocks performed
 // from another thread, a descriptor source on a pipe and a message port.
+//
+// The same program runs on any backend of the build and tells the same story on each: the
+// loop's behaviour lives in one core, and only the kernel wait differs.
+//
+//   swift run --package-path Examples tour                    # the build's default backend
+//   swift run --package-path Examples --traits Epoll,URing,Libevent tour uring
+import Dispatch
 import Glibc
 import RunLoopKit
 import Synchronization
 
-// Usage: runloopkit-demo [epoll|uring|libevent]; without an argument, the build's default.
+// Usage: tour [epoll|uring|libevent]; without an argument, the build's default.
 let requested = CommandLine.arguments.dropFirst().first
 guard let kind = requested.map({ BackendKind(rawValue: $0) }) ?? BackendKind.default else {
     print(
-        "runloopkit-demo: unknown backend '\(requested!)'; this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", "))"
+        "tour: unknown backend '\(requested!)'; this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", "))"
     )
     exit(2)
 }
@@ -16,11 +23,11 @@ let loop: Loop
 do {
     loop = try Loop.current(backend: kind)
 } catch {
-    print("runloopkit-demo: \(error)")
+    print("tour: \(error)")
     exit(1)
 }
 print(
-    "RunLoopKit demo on the \(loop.backend) backend (this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))"
+    "RunLoopKit tour on the \(loop.backend) backend (this build has: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))"
 )
 
 let started = ContinuousClock.now
@@ -71,16 +78,17 @@ let timer = try Loop.Timer(after: .milliseconds(20), repeating: .milliseconds(20
 }
 loop.add(timer, to: .default)
 
-// Another thread posts a block and a port message while the loop sleeps (PThread is this
-// package's own helper; a thread of any kind does the same).
-let poster = try PThread.spawn {
+// Another thread posts a block and a port message while the loop sleeps (Dispatch's pool keeps
+// the example short; a thread of any kind does the same).
+let poster = DispatchGroup()
+DispatchQueue.global().async(group: poster) {
     loop.perform { stamp("block performed from another thread") }
     port.send("from another thread")
 }
 
 let result = loop.run()
 stamp("run returned .\(result) after \(sleeps.load(ordering: .relaxed)) sleeps")
-poster.join()
+poster.wait()
 timer.invalidate()
 pipeSource.invalidate()
 close(readEnd)

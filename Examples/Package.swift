@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+// RunLoopKit's examples: a package of their own, so that a package depending on RunLoopKit
+// gets the library and nothing of these. Each example is one executable; run it from the
+// repository root:
+//   swift run --package-path Examples observer-activities
+//
+// The backend traits are passed through to RunLoopKit: `Epoll` by default (no C library
+// needed); `--traits Epoll,URing,Libevent` builds all three, so that `tour uring` and
+// `tour libevent` can run.
+import PackageDescription
+
+let package = Package(
+    name: "RunLoopKitExamples",
+    products: [
+        .executable(name: "observer-activities", targets: ["ObserverActivities"]),
+        .executable(name: "keep-alive-worker", targets: ["KeepAliveWorker"]),
+        .executable(name: "common-mode-timers", targets: ["CommonModeTimers"]),
+        .executable(name: "delayed-perform", targets: ["DelayedPerform"]),
+        .executable(name: "echo-server", targets: ["EchoServer"]),
+        .executable(name: "tour", targets: ["Tour"]),
+    ],
+    traits: [
+        .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
+        .trait(name: "URing", description: "Build RunLoopKit with its io_uring backend (Debian: liburing-dev)."),
+        .trait(name: "Libevent", description: "Build RunLoopKit with its libevent backend (Debian: libevent-dev)."),
+        .default(enabledTraits: ["Epoll"]),
+    ],
+    dependencies: [
+        .package(
+            name: "RunLoopKit",
+            path: "..",
+            traits: [
+                .trait(name: "Epoll", condition: .when(traits: ["Epoll"])),
+                .trait(name: "URing", condition: .when(traits: ["URing"])),
+                .trait(name: "Libevent", condition: .when(traits: ["Libevent"])),
+            ]
+        )
+    ],
+    targets: [
+        .executableTarget(name: "ObserverActivities", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "KeepAliveWorker", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "CommonModeTimers", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "DelayedPerform", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "EchoServer", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
