@@ -1,0 +1,9 @@
+// AsyncMainFixture's program built without `-Xfrontend -disable-availability-checking`: the
+// compiler ignores DefaultExecutorFactory and the main actor stays on Dispatch's main executor.
+// The negative control: the checks must see that. Usage: AsyncMainFallbackFixture BACKEND
+import AsyncMainChecks
+import RunLoopKit
+
+typealias DefaultExecutorFactory = LoopExecutorFactory
+
+try await runAsyncMainChecks(CommandLine.arguments)

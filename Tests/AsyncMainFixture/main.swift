@@ -1,0 +1,9 @@
+// An async `main` with LoopExecutorFactory as its DefaultExecutorFactory, built with
+// `-Xfrontend -disable-availability-checking` so that the compiler installs it: the main actor
+// runs on the main loop. Usage: AsyncMainFixture BACKEND [throw]
+import AsyncMainChecks
+import RunLoopKit
+
+typealias DefaultExecutorFactory = LoopExecutorFactory
+
+try await runAsyncMainChecks(CommandLine.arguments)

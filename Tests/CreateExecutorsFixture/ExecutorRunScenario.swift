@@ -1,0 +1,52 @@
+import Glibc
+import RunLoopKit
+import Synchronization
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+
+/// The main actor's executor driven by hand, as the runtime's SPI allows: `run()` serves the
+/// main actor until `stop()`, which ends it only once a loop run nested in one of its jobs has
+/// ended; `runUntil(_:)` returns once its condition holds; a `stop()` while no run is active
+/// is not kept for the next one.
+@MainActor
+func executorRunScenario(_ loop: Loop) throws {
+    let executor = MainActor.executor
+    Task { @MainActor in
+        trace("job on the running main loop: \(loop.currentMode != nil)")
+        executor.stop()
+        loop.add(
+            try! Loop.Timer(after: .milliseconds(5)) { _ in
+                trace("timer stops the nested run")
+                loop.stop()
+            }, to: .default)
+        trace("nested run: \(loop.run())")
+    }
+    try executor.run()
+    trace("run returned")
+
+    let done = Done()
+    Task { @MainActor in
+        try await Task.sleep(for: .milliseconds(2))
+        trace("condition set")
+        done.flag.store(true, ordering: .relaxed)
+    }
+    try executor.runUntil { done.flag.load(ordering: .relaxed) }
+    trace("runUntil returned")
+
+    executor.stop()
+    Task { @MainActor in
+        trace("served after a stop with no run active")
+        executor.stop()
+    }
+    try executor.run()
+    trace("run returned")
+}
+
+private final class Done: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
+/// Prints one line, unbuffered (a crash must not lose earlier lines).
+@Sendable private func trace(_ line: String) {
+    let text = line + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+}

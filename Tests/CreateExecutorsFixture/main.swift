@@ -1,0 +1,31 @@
+import AsyncMainChecks
+import Glibc
+import RunLoopKit
+// A synchronous `main` that installs LoopExecutorFactory itself (no compiler flag).
+//
+// Usage: CreateExecutorsFixture BACKEND HOW [throw], where HOW is
+//   install          LoopExecutorFactory.install(), then the async checks in Loop.main.run { … };
+//   createExecutors  the same through the runtime's SPI, _createExecutors(factory:);
+//   executor-run     install(), then the main actor's executor run and stopped directly.
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+
+var arguments = CommandLine.arguments
+guard arguments.count >= 3, let kind = BackendKind(rawValue: arguments[1]) else {
+    print("usage: CreateExecutorsFixture BACKEND install|createExecutors|executor-run [throw]")
+    exit(2)
+}
+let loop = try Loop.current(backend: kind)
+switch arguments.remove(at: 2) {
+case "install":
+    LoopExecutorFactory.install()
+case "createExecutors":
+    _createExecutors(factory: LoopExecutorFactory.self)
+case "executor-run":
+    LoopExecutorFactory.install()
+    try executorRunScenario(loop)
+    exit(0)
+case let how:
+    print("unknown way to install: \(how)")
+    exit(2)
+}
+try loop.run { [arguments] in try await runAsyncMainChecks(arguments) }
