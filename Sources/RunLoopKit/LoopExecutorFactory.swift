@@ -1,3 +1,6 @@
+// LoopExecutorFactory needs the runtime's custom-executor SPI as Swift 6.3 ships it (tested with
+// 6.3.1); with an older compiler RunLoopKit builds without it.
+#if compiler(>=6.3)
 import RunLoopCore
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
@@ -79,3 +82,4 @@ extension LoopExecutorFactory: ExecutorFactory {
     /// The platform's default executor (on Linux, Dispatch's global queues).
     public static var defaultExecutor: any TaskExecutor { PlatformExecutorFactory.defaultExecutor }
 }
+#endif

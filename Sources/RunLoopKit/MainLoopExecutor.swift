@@ -1,3 +1,6 @@
+// LoopExecutorFactory needs the runtime's custom-executor SPI as Swift 6.3 ships it (tested with
+// 6.3.1); with an older compiler RunLoopKit builds without it.
+#if compiler(>=6.3)
 import RunLoopCore
 import Synchronization
 @_spi(ExperimentalCustomExecutors) import _Concurrency
@@ -122,3 +125,4 @@ private final class ExecutorRun: @unchecked Sendable {
     /// Drops the condition, which must not outlive the `runUntil` call that lent it.
     func releaseCondition() { condition = nil }
 }
+#endif

@@ -1,5 +1,7 @@
 // The body the async-main fixtures share: it awaits the main loop's kinds of work and checks,
 // after each await, that it is back on the main thread, on the main loop, which is running.
+// LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
+#if compiler(>=6.3)
 import CTestSupport
 import Dispatch
 import Glibc
@@ -114,3 +116,4 @@ private func startWatchdog() -> Latch {
     let text = line + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
 }
+#endif

@@ -1,3 +1,5 @@
+// LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
+#if compiler(>=6.3)
 import Glibc
 import RunLoopKit
 import Testing
@@ -82,3 +84,4 @@ struct AsyncMainTests {
         #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 }
+#endif

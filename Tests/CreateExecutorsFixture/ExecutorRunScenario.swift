@@ -1,3 +1,5 @@
+// LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
+#if compiler(>=6.3)
 import Glibc
 import RunLoopKit
 import Synchronization
@@ -50,3 +52,4 @@ private final class Done: Sendable {
     let text = line + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
 }
+#endif

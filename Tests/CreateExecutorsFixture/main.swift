@@ -1,13 +1,16 @@
-import AsyncMainChecks
-import Glibc
-import RunLoopKit
 // A synchronous `main` that installs LoopExecutorFactory itself (no compiler flag).
 //
 // Usage: CreateExecutorsFixture BACKEND HOW [throw], where HOW is
 //   install          LoopExecutorFactory.install(), then the async checks in Loop.main.run { … };
 //   createExecutors  the same through the runtime's SPI, _createExecutors(factory:);
 //   executor-run     install(), then the main actor's executor run and stopped directly.
+//
+// LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
+#if compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
+import AsyncMainChecks
+import Glibc
+import RunLoopKit
 
 var arguments = CommandLine.arguments
 guard arguments.count >= 3, let kind = BackendKind(rawValue: arguments[1]) else {
@@ -29,3 +32,4 @@ case let how:
     exit(2)
 }
 try loop.run { [arguments] in try await runAsyncMainChecks(arguments) }
+#endif
