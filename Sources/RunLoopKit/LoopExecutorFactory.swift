@@ -4,7 +4,7 @@
 import RunLoopCore
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
-/// The executors that put a program's main actor on ``Loop/main``: with them installed, an
+/// The executors that put a program's main actor on `Loop.main`: with them installed, an
 /// `async` `main` runs on the main loop, and timers, sources and `DispatchQueue.main` keep
 /// being served while it awaits.
 ///
@@ -35,7 +35,7 @@ import RunLoopCore
 ///   branch or revision dependency, and the root package, are accepted).
 ///
 /// - **A synchronous `main`** that calls ``install()`` before anything uses the main actor,
-///   then runs its async code on the main loop with ``Loop/run(_:_:)``:
+///   then runs its async code on the main loop with `Loop.run(_:_:)`:
 ///
 ///   ```swift
 ///   LoopExecutorFactory.install()
@@ -59,7 +59,7 @@ public enum LoopExecutorFactory {
     ///
     /// Call it first in a synchronous `main`, before anything runs on the main actor (work
     /// already queued for the main actor stays on libdispatch's main queue, which the main loop
-    /// drains too). Calling it again has no further effect. Safe from any thread.
+    /// drains too). Calling it again has no further effect.
     public static func install() {
         _createExecutors(factory: LoopExecutorFactory.self)
     }

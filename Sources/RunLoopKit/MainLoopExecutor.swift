@@ -8,7 +8,7 @@ import Synchronization
 /// The main actor's executor once ``LoopExecutorFactory`` is installed: its jobs run on the
 /// main thread, in the main loop's common modes, in the order enqueued.
 ///
-/// It resolves ``Loop/main`` at each use, so the first job (or the runtime's call to ``run()``)
+/// It resolves `Loop.main` at each use, so the first job (or the runtime's call to ``run()``)
 /// creates the main loop only if the program did not create it first: a `main` may choose its
 /// backend with `Loop.current(backend:)` as its first statement.
 final class MainLoopExecutor: MainExecutor {
