@@ -83,5 +83,21 @@ struct AsyncMainTests {
             ])
         #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
+
+    @Test(
+        "the main actor's executor run off the main thread, or inside a DispatchQueue.main block, traps with a message",
+        arguments: [
+            ("executor-off-main", "the main actor's executor (the main loop) can only be run on the main thread"),
+            (
+                "executor-in-drain",
+                "the main actor's executor cannot run the main loop here: its default mode serves nothing (inside a DispatchQueue.main block?)"
+            ),
+        ])
+    func executorMisuse(_ scenario: String, _ message: String) throws {
+        let run = try ChildProgram.run("CreateExecutorsFixture", [BackendKind.default.rawValue, scenario])
+        #expect(run.crashed, "\(run.lines)")
+        #expect(run.errors.contains("RunLoopKit: " + message), "\(run.errors)")
+        #expect(!run.lines.contains("no trap"))
+    }
 }
 #endif

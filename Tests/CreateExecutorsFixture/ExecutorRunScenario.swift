@@ -1,5 +1,6 @@
 // LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
 #if compiler(>=6.3)
+import Dispatch
 import Glibc
 import RunLoopKit
 import Synchronization
@@ -41,6 +42,30 @@ func executorRunScenario(_ loop: Loop) throws {
     }
     try executor.run()
     trace("run returned")
+}
+
+/// Runs the main actor's executor on another thread, which must trap; prints a line if it
+/// returned instead (within the generous deadline).
+func runExecutorOffMainThread() {
+    let returned = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        try! MainActor.executor.run()
+        returned.signal()
+    }
+    if returned.wait(timeout: .now() + .seconds(30)) == .success { trace("run() returned off the main thread") }
+    trace("no trap")
+}
+
+/// Runs the main actor's executor inside a DispatchQueue.main block, where the main loop's
+/// default mode serves nothing: it must trap; prints a line if it did not.
+@MainActor
+func runExecutorInsideMainQueueBlock(_ loop: Loop) {
+    DispatchQueue.main.async {
+        try! MainActor.executor.run()
+        trace("run() returned inside a DispatchQueue.main block")
+    }
+    trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
+    trace("no trap")
 }
 
 private final class Done: Sendable {

@@ -3,7 +3,10 @@
 // Usage: CreateExecutorsFixture BACKEND HOW [throw], where HOW is
 //   install          LoopExecutorFactory.install(), then the async checks in Loop.main.run { … };
 //   createExecutors  the same through the runtime's SPI, _createExecutors(factory:);
-//   executor-run     install(), then the main actor's executor run and stopped directly.
+//   executor-run     install(), then the main actor's executor run and stopped directly;
+//   executor-off-main, executor-in-drain
+//                    install(), then that executor run where it cannot: off the main thread,
+//                    inside a DispatchQueue.main block (each must trap with a message).
 //
 // LoopExecutorFactory exists with Swift 6.3 and later only (see its source file).
 #if compiler(>=6.3)
@@ -14,7 +17,9 @@ import RunLoopKit
 
 var arguments = CommandLine.arguments
 guard arguments.count >= 3, let kind = BackendKind(rawValue: arguments[1]) else {
-    print("usage: CreateExecutorsFixture BACKEND install|createExecutors|executor-run [throw]")
+    print(
+        "usage: CreateExecutorsFixture BACKEND install|createExecutors|executor-run|executor-off-main|executor-in-drain [throw]"
+    )
     exit(2)
 }
 let loop = try Loop.current(backend: kind)
@@ -26,6 +31,14 @@ case "createExecutors":
 case "executor-run":
     LoopExecutorFactory.install()
     try executorRunScenario(loop)
+    exit(0)
+case "executor-off-main":
+    LoopExecutorFactory.install()
+    runExecutorOffMainThread()
+    exit(0)
+case "executor-in-drain":
+    LoopExecutorFactory.install()
+    runExecutorInsideMainQueueBlock(loop)
     exit(0)
 case let how:
     print("unknown way to install: \(how)")
