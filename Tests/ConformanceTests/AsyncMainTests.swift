@@ -85,6 +85,20 @@ struct AsyncMainTests {
     }
 
     @Test(
+        "install() after the main actor was used, and twice: the main actor's earlier work still runs on the main loop",
+        arguments: backends)
+    func lateInstall(_ backend: BackendKind) throws {
+        let run = try ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "late-install"])
+        #expect(
+            run.lines == [
+                "installed before: false", "installed: true",
+                "task queued before install: on the running main loop true",
+                "run: stopped",
+            ])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
+    }
+
+    @Test(
         "the main actor's executor run off the main thread, or inside a DispatchQueue.main block, traps with a message",
         arguments: [
             ("executor-off-main", "the main actor's executor (the main loop) can only be run on the main thread"),

@@ -44,6 +44,22 @@ func executorRunScenario(_ loop: Loop) throws {
     trace("run returned")
 }
 
+/// Queues a main-actor task, asks whether the factory is installed, then installs it twice:
+/// the task, queued on the dispatch main queue before, still runs on the main loop.
+@MainActor
+func installAfterTheMainActorWasUsed(_ loop: Loop) {
+    Task { @MainActor in
+        trace(
+            "task queued before install: on the running main loop \(Loop.current === loop && loop.currentMode != nil)")
+        loop.stop()
+    }
+    trace("installed before: \(LoopExecutorFactory.isInstalled)")
+    LoopExecutorFactory.install()
+    LoopExecutorFactory.install()
+    trace("installed: \(LoopExecutorFactory.isInstalled)")
+    trace("run: \(loop.run(timeout: .seconds(30)))")
+}
+
 /// Runs the main actor's executor on another thread, which must trap; prints a line if it
 /// returned instead (within the generous deadline).
 func runExecutorOffMainThread() {

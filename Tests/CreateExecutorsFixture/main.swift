@@ -4,6 +4,8 @@
 //   install          LoopExecutorFactory.install(), then the async checks in Loop.main.run { … };
 //   createExecutors  the same through the runtime's SPI, _createExecutors(factory:);
 //   executor-run     install(), then the main actor's executor run and stopped directly;
+//   late-install     a @MainActor task queued first, then install() twice: the task still runs
+//                    on the main loop (through the dispatch main queue);
 //   executor-off-main, executor-in-drain
 //                    install(), then that executor run where it cannot: off the main thread,
 //                    inside a DispatchQueue.main block (each must trap with a message).
@@ -18,7 +20,7 @@ import RunLoopKit
 var arguments = CommandLine.arguments
 guard arguments.count >= 3, let kind = BackendKind(rawValue: arguments[1]) else {
     print(
-        "usage: CreateExecutorsFixture BACKEND install|createExecutors|executor-run|executor-off-main|executor-in-drain [throw]"
+        "usage: CreateExecutorsFixture BACKEND install|createExecutors|executor-run|late-install|executor-off-main|executor-in-drain [throw]"
     )
     exit(2)
 }
@@ -31,6 +33,9 @@ case "createExecutors":
 case "executor-run":
     LoopExecutorFactory.install()
     try executorRunScenario(loop)
+    exit(0)
+case "late-install":
+    installAfterTheMainActorWasUsed(loop)
     exit(0)
 case "executor-off-main":
     LoopExecutorFactory.install()
