@@ -11,8 +11,8 @@ import RunLoopCore
 /// The main actor's executor runs its jobs on the main thread, in the main loop's common
 /// modes, in the order enqueued; Swift's async entry point runs the main loop (in its default
 /// mode) once `main`'s synchronous part has returned. The default executor, which runs
-/// nonisolated async code, is the platform's (on Linux, Dispatch's global queues), and so is
-/// `Task.sleep`, whose continuation then comes back to the main loop.
+/// nonisolated async code, is the platform's (on Linux, Dispatch's global queues); it also
+/// times `Task.sleep`, whose continuation then comes back to the main loop.
 ///
 /// There are two ways to install it, both checked with Swift 6.3.1:
 ///
@@ -45,9 +45,9 @@ import RunLoopCore
 ///   }
 ///   ```
 ///
-///   No flag is needed and no SPI import: ``install()`` makes the runtime call the
-///   `ExperimentalCustomExecutors` SPI `_createExecutors(factory:)` does (calling that
-///   directly, with `@_spi(ExperimentalCustomExecutors) import _Concurrency`, is the same).
+///   No flag is needed and no SPI import: ``install()`` calls the runtime's
+///   `_createExecutors(factory:)` (an `ExperimentalCustomExecutors` SPI) for you; calling it
+///   directly, with `@_spi(ExperimentalCustomExecutors) import _Concurrency`, is the same.
 ///
 /// Without either, `Loop.main.run { … }` still works: the main loop then serves the main
 /// actor through libdispatch's main queue, which it drains in its common modes.
