@@ -77,6 +77,22 @@ let package = Package(
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
             name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
+        // Programs whose main actor runs on the main loop through LoopExecutorFactory, sharing one
+        // async body that checks where each await resumes: an async main built with the flag that
+        // makes the compiler install the factory, the same program without it (the negative
+        // control: Dispatch keeps the main actor), and a synchronous main that installs it itself.
+        .target(
+            name: "AsyncMainChecks", dependencies: ["RunLoopKit", "TestSupport", "CTestSupport"],
+            path: "Tests/AsyncMainChecks"),
+        .executableTarget(
+            name: "AsyncMainFixture", dependencies: ["AsyncMainChecks", "RunLoopKit"], path: "Tests/AsyncMainFixture",
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-availability-checking"])]),
+        .executableTarget(
+            name: "AsyncMainFallbackFixture", dependencies: ["AsyncMainChecks", "RunLoopKit"],
+            path: "Tests/AsyncMainFallbackFixture"),
+        .executableTarget(
+            name: "CreateExecutorsFixture", dependencies: ["AsyncMainChecks", "RunLoopKit"],
+            path: "Tests/CreateExecutorsFixture"),
         // A program that runs one stress, fault or teardown scenario in a process of its own: the
         // tests that count descriptors or memory, lower limits or read standard error run it.
         .executableTarget(
@@ -91,7 +107,11 @@ let package = Package(
         // Threads, latches, pipes and counters the test targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"],
+            name: "ConformanceTests",
+            dependencies: [
+                "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
+                "AsyncMainFallbackFixture", "CreateExecutorsFixture",
+            ],
             exclude: ["README.md"]),
         // A model of SEMANTICS.md compared with Core on random operation sequences, over a
         // scripted backend and a virtual clock.

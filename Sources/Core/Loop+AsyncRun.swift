@@ -3,12 +3,13 @@ import Synchronization
 extension Loop {
     /// Runs the main loop until `body` returns, and returns what it returned.
     ///
-    /// The entry point for programs that want `async` code on a run loop: keep `main`
-    /// synchronous and call this from it. `body` runs on the main actor, which the main loop
-    /// drives through the dispatch main queue, so timers, sources and `DispatchQueue.main`
-    /// blocks are served while it awaits. (An `async` `main` cannot work: Swift's async entry
-    /// point calls `dispatch_main()`, which never returns and takes the main queue away from
-    /// any run loop.)
+    /// The entry point for a synchronous `main` that wants `async` code on a run loop: call
+    /// this from it. `body` runs on the main actor, which the main loop serves (through the
+    /// dispatch main queue, or directly once `LoopExecutorFactory` is installed), so timers,
+    /// sources and `DispatchQueue.main` blocks are served while it awaits. (An `async` `main`
+    /// needs `LoopExecutorFactory` as its `DefaultExecutorFactory`: otherwise Swift's async
+    /// entry point calls `dispatch_main()`, which never returns and takes the main queue away
+    /// from any run loop.)
     ///
     /// Must be called on the main thread, on ``Loop/main``; it traps elsewhere.
     ///

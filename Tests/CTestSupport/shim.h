@@ -30,3 +30,8 @@ static inline int rlk_test_deny_syscall(int number, int error) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
+
+#include <unistd.h>
+
+/// The calling thread's kernel id (gettid(2)): on Linux the main thread's equals getpid().
+static inline int rlk_test_gettid(void) { return (int)syscall(SYS_gettid); }
