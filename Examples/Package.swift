@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "common-mode-timers", targets: ["CommonModeTimers"]),
         .executable(name: "delayed-perform", targets: ["DelayedPerform"]),
         .executable(name: "echo-server", targets: ["EchoServer"]),
+        .executable(name: "main-loop-tool", targets: ["MainLoopTool"]),
         .executable(name: "tour", targets: ["Tour"]),
     ],
     traits: [
@@ -42,6 +43,14 @@ let package = Package(
         .executableTarget(name: "CommonModeTimers", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "DelayedPerform", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "EchoServer", dependencies: ["RunLoopKit"]),
+        // An async main on the main loop: the compiler installs the program's
+        // DefaultExecutorFactory only when this module is built with availability checking
+        // off (the flag turns off every availability diagnostic in this module, nothing else).
+        .executableTarget(
+            name: "MainLoopTool",
+            dependencies: ["RunLoopKit"],
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-availability-checking"])]
+        ),
         .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
     ],
     swiftLanguageModes: [.v6]
