@@ -9,6 +9,9 @@ let package = Package(
     name: "RunLoopKit",
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+        // Checks a backend against the `Backend` protocol's contract; for a third-party
+        // backend's tests. `RunLoopKit` does not depend on it.
+        .library(name: "RunLoopKitBackendConformance", targets: ["RunLoopKitBackendConformance"]),
         .executable(name: "runloopkit-demo", targets: ["Demo"]),
     ],
     traits: [
@@ -19,6 +22,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -45,6 +49,7 @@ let package = Package(
                 "CRunLoopSupport",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Core"
         ),
@@ -73,6 +78,13 @@ let package = Package(
             ],
             path: "Sources/RunLoopKit"
         ),
+        // The backend conformance kit: named checks any test framework can run (no Testing,
+        // no XCTest).
+        .target(
+            name: "RunLoopKitBackendConformance",
+            dependencies: ["RunLoopCore"],
+            path: "Sources/BackendConformance"
+        ),
         .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
@@ -93,7 +105,11 @@ let package = Package(
         // Threads, latches, pipes and counters the test targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"],
+            name: "ConformanceTests",
+            dependencies: [
+                "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "RunLoopKitBackendConformance",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             exclude: ["README.md"]),
         // A model of SEMANTICS.md compared with Core on random operation sequences, over a
         // scripted backend and a virtual clock.
