@@ -1,9 +1,9 @@
 import RunLoopCore
 
-/// A conformance kit for ``Backend`` implementations: named checks of the contract documented
-/// on ``Backend``, runnable from any test framework.
+/// A conformance kit for `Backend` implementations: named checks of the contract documented
+/// on `Backend`, runnable from any test framework.
 ///
-/// Each ``Check`` makes its own backends (and, for the loop checks, its own ``Loop`` on a
+/// Each ``Check`` makes its own backends (and, for the loop checks, its own `Loop` on a
 /// thread of its own) with the factory it is given, and throws a ``Failure`` that says what was
 /// expected and what happened. A third-party backend's test suite runs them all, for example
 /// with Swift Testing:
@@ -28,12 +28,12 @@ public enum BackendConformance {
     /// (``loopChecks``).
     public static var checks: [Check] { backendChecks + loopChecks }
 
-    /// The checks of the ``Backend`` protocol's contract, each on a backend of its own, called
+    /// The checks of the `Backend` protocol's contract, each on a backend of its own, called
     /// directly as Core calls it.
     public static var backendChecks: [Check] { readinessChecks + waitingChecks + registrationChecks }
 
-    /// Scenarios on a ``Loop`` made with the factory, on a thread of the check's own: a timer,
-    /// a descriptor source, a signal and a race of cross-thread wakes, a ``LoopThread``.
+    /// Scenarios on a `Loop` made with the factory, on a thread of the check's own: a timer,
+    /// a descriptor source, a signal and a race of cross-thread wakes, a `LoopThread`.
     public static var loopChecks: [Check] { loopScenarioChecks }
 
     /// How long a check waits for an event that must come (a wake, a ready descriptor, a

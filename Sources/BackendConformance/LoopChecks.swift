@@ -2,7 +2,7 @@ import RunLoopCore
 import Synchronization
 
 extension BackendConformance {
-    /// A loop made with the factory, on the check's own thread (a ``LoopThread`` for the last).
+    /// A loop made with the factory, on the check's own thread (a `LoopThread` for the last).
     static var loopScenarioChecks: [Check] {
         [
             Check("a loop on the backend fires a timer, not before its instant", loopTimer),

@@ -120,8 +120,9 @@ public protocol BackendWaker: Sendable {
 /// thread when that thread exits; its waker may live on (see ``BackendWaker``).
 ///
 /// **Registrations.** Core registers a descriptor at most once at a time, with a fresh
-/// ``Token``; to change a registration it unregisters and registers again (``modify`` must work
-/// all the same). Interest is ``Interest/readable``, ``Interest/writable`` or both. Core calls
+/// ``Token``; to change a registration it unregisters and registers again
+/// (``modify(_:token:interest:)`` must work all the same). Interest is ``Interest/readable``,
+/// ``Interest/writable`` or both. Core calls
 /// ``unregister(_:token:)`` before the descriptor is closed when the user follows the rules,
 /// but a user may close it first: unregistering a descriptor that was closed (or never
 /// registered) is not an error. After ``unregister(_:token:)`` returns, no wait reports its

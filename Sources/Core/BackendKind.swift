@@ -1,6 +1,6 @@
 /// Which backend a loop waits on: one of RunLoopKit's own, or a backend written elsewhere.
 ///
-/// RunLoopKit's backends are ``epoll``, ``uring`` and ``libevent``; only those this build
+/// RunLoopKit's backends are `epoll`, `uring` and `libevent`; only those this build
 /// includes exist (pick them at build time with the package traits `Epoll` (default), `URing`
 /// and `Libevent`), and ``allCases`` lists them. A backend written outside RunLoopKit names
 /// itself with ``init(name:)`` and returns that kind from ``Backend/kind``; two kinds are the
@@ -22,7 +22,7 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     ///
     /// - Parameter name: the backend's name; must not be empty nor one of RunLoopKit's own
     ///   (`epoll`, `uring`, `libevent`) — a backend that wraps one of those and wants to be
-    ///   taken for it returns the built-in kind (``epoll``, say) instead. A refused name is a
+    ///   taken for it returns the built-in kind (`BackendKind.epoll`, say) instead. A refused name is a
     ///   programming error and traps with a message.
     public init(name: String) {
         precondition(!name.isEmpty, "BackendKind(name:): a backend's name must not be empty")

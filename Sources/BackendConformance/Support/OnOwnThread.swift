@@ -26,7 +26,7 @@ func onOwnThread(limit: Duration, _ body: @escaping @Sendable () throws -> Void)
     try outcome.withLock { $0! }.get()
 }
 
-/// Starts a second thread for a check (a poster, a waker); join it with ``Helper/join()``.
+/// Starts a second thread for a check (a poster, a waker); join it with ``Helper/join(within:)``.
 final class Helper: Sendable {
     private let thread: PThread
     private let finished = Gate()
