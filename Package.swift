@@ -8,7 +8,10 @@ import PackageDescription
 let package = Package(
     name: "RunLoopKit",
     products: [
-        .library(name: "RunLoopKit", targets: ["RunLoopKit"])
+        .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+        // Checks a backend against the `Backend` protocol's contract; for a third-party
+        // backend's tests. `RunLoopKit` does not depend on it.
+        .library(name: "RunLoopKitBackendConformance", targets: ["RunLoopKitBackendConformance"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -18,6 +21,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -44,6 +48,7 @@ let package = Package(
                 "CRunLoopSupport",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/Core"
         ),
@@ -71,6 +76,13 @@ let package = Package(
                 .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
             ],
             path: "Sources/RunLoopKit"
+        ),
+        // The backend conformance kit: named checks any test framework can run (no Testing,
+        // no XCTest).
+        .target(
+            name: "RunLoopKitBackendConformance",
+            dependencies: ["RunLoopCore"],
+            path: "Sources/BackendConformance"
         ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
@@ -110,7 +122,8 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
-                "AsyncMainFallbackFixture", "CreateExecutorsFixture",
+                "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance",
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["README.md"]),
         // A model of SEMANTICS.md compared with Core on random operation sequences, over a

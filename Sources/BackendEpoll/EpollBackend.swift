@@ -53,7 +53,7 @@ public final class EpollBackend: Backend {
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         do {
             try control(EPOLL_CTL_DEL, descriptor, token: token, interest: [])
-        } catch  where error.errno == EBADF || error.errno == ENOENT {
+        } catch  where error.errno == .badFileDescriptor || error.errno == .noSuchFileOrDirectory {
             // Closed (and so already dropped from the set) or closed and reused: nothing to do.
         }
     }

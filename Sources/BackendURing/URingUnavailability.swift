@@ -2,6 +2,7 @@
 internal import CLibURing
 import Glibc
 import RunLoopCore
+import SystemPackage
 
 extension URingBackend {
     /// Why io_uring cannot start, from the `errno` that `io_uring_setup` failed with.
@@ -19,13 +20,13 @@ extension URingBackend {
     ///   are charged to `RLIMIT_MEMLOCK`); `.other` otherwise.
     ///
     /// Safe to call from any thread.
-    public static func unavailability(setupErrno errno: Int32, ioUringDisabled: Int?) -> Unavailability {
+    package static func unavailability(setupErrno errno: Errno, ioUringDisabled: Int?) -> Unavailability {
         let error = SystemError("io_uring_setup", errno: errno)
         switch errno {
-        case ENOSYS: return .kernelTooOld(error)
-        case EPERM where (ioUringDisabled ?? 0) != 0: return .disabledByKernel(error)
-        case EPERM, EACCES: return .blockedBySandbox(error)
-        case ENOMEM: return .lockedMemoryLimit(error)
+        case .noFunction: return .kernelTooOld(error)
+        case .notPermitted where (ioUringDisabled ?? 0) != 0: return .disabledByKernel(error)
+        case .notPermitted, .permissionDenied: return .blockedBySandbox(error)
+        case .noMemory: return .lockedMemoryLimit(error)
         default: return .other(error)
         }
     }

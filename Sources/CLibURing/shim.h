@@ -11,4 +11,8 @@
 #include <signal.h>
 #include <time.h>
 #include <fcntl.h>
+// The kernel's io_uring header before liburing's copy of it (both guard LINUX_IO_URING_H): a
+// module that also imports swift-system (whose C module includes the kernel's) must see one
+// definition of `struct io_uring_sqe`, and the copies disagree on a field's type.
+#include <linux/io_uring.h>
 #include <liburing.h>

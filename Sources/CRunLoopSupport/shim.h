@@ -39,3 +39,10 @@ static inline void rlk_set_thread_name(const char *_Nonnull name) { prctl(PR_SET
 static inline unsigned long rlk_get_timer_slack(void) { return (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0); }
 /// Sets the calling thread's timer slack; 0 would mean "the default", so use 1 for the least.
 static inline void rlk_set_timer_slack(unsigned long nanoseconds) { (void)prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0); }
+
+#include <string.h>
+/// glibc 2.32's strerrorname_np ("EBADF" for EBADF), declared weak so that RunLoopKit still
+/// links and runs on an older glibc: the symbolic name is then left out of error descriptions.
+extern const char *_Nullable strerrorname_np(int errnum) __attribute__((weak));
+/// The symbolic name of an errno value, or NULL when unknown or glibc lacks strerrorname_np.
+static inline const char *_Nullable rlk_errno_name(int code) { return strerrorname_np ? strerrorname_np(code) : 0; }

@@ -51,11 +51,15 @@ public struct Readiness: OptionSet, Sendable, Hashable, CustomStringConvertible 
 
 /// An opaque value a backend hands back with each ready event.
 ///
-/// Core gives every registration a fresh token, so an event that arrives for a registration
-/// that has since ended (a descriptor closed and reused within one batch) is recognised and
-/// dropped in Core, once, for every backend.
+/// Core gives every registration a fresh token: never zero, never `UInt64.max` (a backend may
+/// keep that one for its own use, as the epoll backend does for its waker), and never handed
+/// out twice in a process. So an event that arrives for a registration that has since ended
+/// (a descriptor closed and reused within one batch) is recognised and dropped in Core, once,
+/// for every backend.
 public struct Token: Hashable, Sendable, CustomStringConvertible {
+    /// The value; a backend stores it and hands it back unchanged.
     public let rawValue: UInt64
+    /// Creates a token (Core does; a backend only hands back the ones it was given).
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     public var description: String { "#\(rawValue)" }
 }
@@ -75,36 +79,112 @@ public struct ReadyEvent: Hashable, Sendable {
 
 /// Wakes a backend's wait from any thread.
 ///
-/// A wake that happens before a wait begins makes that wait return at once; wakes posted while
-/// one is already pending should cost no system call.
+/// A wake that happens before a wait begins makes that wait return at once; several wakes
+/// before one wait are consumed by that wait together (the wait after it sleeps as usual);
+/// wakes posted while one is already pending should cost no system call.
+///
+/// The loop keeps its backend's waker after the backend itself is released (when the loop's
+/// thread exits): a `wake()` then must stay harmless — a waker owns what it writes to, or
+/// checks that its target still exists.
 public protocol BackendWaker: Sendable {
-    /// Makes the current or next ``Backend/wait(timeout:into:)`` return. Safe from any thread.
+    /// Makes the current or next ``Backend/wait(timeout:into:)`` return. Safe from any thread,
+    /// concurrently with everything, including the backend's release.
     func wake()
 }
 
 /// The one thing a backend abstracts: wait on a set of descriptors with a timeout, and be
 /// woken from another thread.
 ///
-/// Everything else (modes, timers, ordering, observers) lives in Core. A backend is created
-/// for one loop and, except for its ``waker``, used only on that loop's thread (the main loop's
-/// backend may be created on another thread before the main thread uses it). Readiness is
-/// level-triggered: a descriptor that stays ready is reported by every wait.
+/// Everything else (modes, timers, ordering, observers, which descriptors to watch and when)
+/// lives in Core. RunLoopKit ships three backends (`EpollBackend`, `URingBackend`,
+/// `LibeventBackend`); this protocol is public so that a backend can also be written outside
+/// RunLoopKit and a ``Loop`` run on it: give Core a ``BackendFactory`` for it, through
+/// ``Loop/current(creatingWith:)``, ``Loop/main(creatingWith:)`` or
+/// `LoopThread(name:backend:)`. The `RunLoopKitBackendConformance` library checks a backend
+/// against the contract below.
+///
+/// ## The contract
+///
+/// **Identity.** ``kind`` is constant: one of the built-in kinds when the backend stands in
+/// for one (a wrapper), otherwise a kind of its own, `BackendKind(name:)`.
+///
+/// **Threads.** A backend belongs to one loop. Core never makes two calls to it at once: every
+/// call other than the waker's happens with the loop's backend lock held, which orders them.
+/// Most come from the loop's thread, but not all: a thread that invalidates or removes a
+/// descriptor source calls ``unregister(_:token:)`` (and ``register(_:token:interest:)``)
+/// itself, so that the descriptor has left the backend when that call returns — never during a
+/// ``wait(timeout:into:)``, which the loop makes with the lock held (it wakes the loop first).
+/// The main loop's backend may be created on one thread and used on another. A backend must
+/// therefore tie no state to a thread (no thread-local storage, no single-issuer rings). Only
+/// ``waker`` is used from any thread at any time. The backend is released on the loop's
+/// thread when that thread exits; its waker may live on (see ``BackendWaker``).
+///
+/// **Registrations.** Core registers a descriptor at most once at a time, with a fresh
+/// ``Token``; to change a registration it unregisters and registers again
+/// (``modify(_:token:interest:)`` must work all the same). Interest is ``Interest/readable``,
+/// ``Interest/writable`` or both. Core calls
+/// ``unregister(_:token:)`` before the descriptor is closed when the user follows the rules,
+/// but a user may close it first: unregistering a descriptor that was closed (or never
+/// registered) is not an error. After ``unregister(_:token:)`` returns, no wait reports its
+/// token, even when the descriptor was ready. A backend that re-arms a watch by descriptor
+/// number (a one-shot poll) must not report, under the old token, a different file that took
+/// over the number.
+///
+/// **Readiness.** Level-triggered: a descriptor that stays ready is reported by every wait, so
+/// a handler that reads only part of what is there hears about the rest in the next pass. A
+/// wait reports at most one ``ReadyEvent`` per registered descriptor, with the token it was
+/// registered under; ``Readiness/readable`` and ``Readiness/writable`` only for what was asked,
+/// ``Readiness/hangup`` and ``Readiness/error`` whenever they happen (Core tells every source
+/// about them). The waker's own readiness is never an event.
+///
+/// **Waiting.** ``wait(timeout:into:)`` returns when a registered descriptor is ready, the
+/// waker was woken (before or during the wait), or the timeout passed. A timeout is rounded up
+/// to the backend's clock, never down: a wait with nothing to report never returns before its
+/// timeout, except when interrupted. An interrupted wait (`EINTR`: a signal was handled on the
+/// loop's thread) returns at once with no events — it must neither throw nor restart with the
+/// whole timeout, which would starve timers; Core waits again for what is left. Core treats any
+/// empty-handed early return that way, so a spurious one costs a wait, not correctness.
+///
+/// **Waking.** A wake before a wait makes that wait return at once; wakes coalesce (the next
+/// wait consumes every wake posted before it, and the wait after that sleeps); a wake from
+/// another thread during a wait ends it. Core wakes the backend only when the loop sleeps or
+/// is about to, at most once per sleep, but a wake may also arrive late, after the wait it was
+/// meant for returned: the next wait then returns at once, and Core waits again.
+///
+/// **Errors.** Failures are thrown as ``SystemError``, naming the C function and its `Errno`;
+/// the built-in backends answer alike: `badFileDescriptor` when registering a negative or
+/// closed descriptor, `fileExists` when registering one already registered,
+/// `noSuchFileOrDirectory` when modifying one that is not, `notPermitted` for a file that
+/// cannot be polled (a regular file). A backend that cannot start on this machine throws
+/// ``BackendError/unavailable(_:_:)`` from its factory, saying why. What Core does with them:
+/// a failed register leaves the sources on that descriptor unwatched, reports it on standard
+/// error and invalidates them; a failed unregister is ignored (the descriptor is forgotten all
+/// the same); a failed wait is a broken invariant and stops the process with the error.
 public protocol Backend: AnyObject {
-    /// Which kind of backend this is.
+    /// Which kind of backend this is; constant.
     var kind: BackendKind { get }
 
-    /// The waker that interrupts ``wait(timeout:into:)``; safe to use from any thread.
+    /// The waker that interrupts ``wait(timeout:into:)``; safe to use from any thread, and
+    /// after the backend is released.
     var waker: any BackendWaker { get }
 
     /// Starts watching `descriptor` for `interest`; its events carry `token`.
     ///
     /// A descriptor is registered at most once at a time.
+    ///
+    /// - Throws: ``SystemError``: `badFileDescriptor` for a negative or closed descriptor,
+    ///   `fileExists` when it is registered already, `notPermitted` when it cannot be polled.
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError)
 
     /// Changes the interest (and token) of a registered descriptor.
+    ///
+    /// After it returns, events carry the new token and no wait reports the old one.
+    ///
+    /// - Throws: ``SystemError``: `noSuchFileOrDirectory` when `descriptor` is not registered.
     func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError)
 
-    /// Stops watching `descriptor`. A descriptor that was already closed is not an error.
+    /// Stops watching `descriptor`. A descriptor that was already closed, or is not
+    /// registered, is not an error.
     ///
     /// After this returns, no later wait reports `token`.
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError)
@@ -115,13 +195,15 @@ public protocol Backend: AnyObject {
     /// must then return, not restart with the whole timeout; Core computes what is left.
     ///
     /// - Parameters:
-    ///   - timeout: how long to wait at most; `nil` waits until an event, `.zero` polls. The
-    ///     backend rounds it up to its clock's resolution, never down.
-    ///   - events: cleared, then filled with the ready descriptors (not the waker).
+    ///   - timeout: how long to wait at most; `nil` waits until an event, `.zero` (or less)
+    ///     polls. The backend rounds it up to its clock's resolution, never down.
+    ///   - events: cleared, then filled with the ready descriptors (not the waker); keep its
+    ///     capacity, so that a pass allocates nothing.
     /// - Returns: whether a wake of the ``waker`` was consumed by this wait, so that a
-    ///   backend's wake can be checked on its own (the conformance suite does). Core does not
+    ///   backend's wake can be checked on its own (the conformance checks do). Core does not
     ///   need it: its own sleep flags tell it whether a wait that returned empty-handed was
     ///   woken for this sleep, and it waits again when not.
+    /// - Throws: ``SystemError`` when the wait itself fails (never for `EINTR`).
     @discardableResult
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool
 }

@@ -1,3 +1,4 @@
+internal import CRunLoopSupport
 import Glibc
 
 /// The `errno` of the last failed call, read in a function ARC cannot reorder around.
@@ -8,6 +9,11 @@ package func currentErrno() -> Int32 { errno }
 func describeErrno(_ code: Int32) -> String {
     guard let text = strerror(code) else { return "unknown error" }
     return String(cString: text)
+}
+
+/// The symbolic name of an errno value (`EBADF`), or `nil` when the C library cannot tell.
+func errnoName(_ code: Int32) -> String? {
+    rlk_errno_name(code).map { String(cString: $0) }
 }
 
 /// Retries `body` while it fails with `EINTR`; returns its result or throws ``SystemError``.

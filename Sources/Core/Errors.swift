@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Bad input refused where it entered the API.
 ///
 /// The error names the argument and the value it was given, and says why the value cannot be
@@ -22,21 +24,37 @@ public struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible 
 
 /// A system call failed.
 ///
-/// One error type for every syscall RunLoopKit makes: the operation (the C function's name)
-/// and the `errno` it left.
+/// One error type for every system call RunLoopKit (or a backend) makes: the operation (the C
+/// function's name) and the error it reported, as swift-system's `Errno`. Its description
+/// names both, with the error's symbolic name and message, e.g.
+/// `epoll_ctl failed: Bad file descriptor (EBADF, errno 9)`.
+///
+/// Match on ``errno`` with swift-system's names:
+///
+/// ```swift
+/// catch let error as SystemError where error.errno == .badFileDescriptor { … }
+/// ```
 public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The C function that failed, e.g. `epoll_ctl`.
     public let operation: String
-    /// The `errno` value it reported.
-    public let errno: Int32
+    /// The error it reported; `errno.rawValue` is the C `errno` value.
+    public let errno: Errno
 
     /// Creates an error for `operation` with `errno`.
-    public init(_ operation: String, errno: Int32) {
+    public init(_ operation: String, errno: Errno) {
         self.operation = operation
         self.errno = errno
     }
 
-    public var description: String { "\(operation) failed: \(describeErrno(errno)) (errno \(errno))" }
+    /// Creates an error for `operation` with the C `errno` value `code` (for example `EBADF`,
+    /// or `errno` read right after the failed call).
+    public init(_ operation: String, errno code: CInt) {
+        self.init(operation, errno: Errno(rawValue: code))
+    }
+
+    public var description: String {
+        "\(operation) failed: \(errno) (\(errnoName(errno.rawValue).map { "\($0), " } ?? "")errno \(errno.rawValue))"
+    }
 }
 
 /// Errors about choosing or starting a backend.
@@ -45,9 +63,15 @@ public enum BackendError: Error, Hashable, Sendable, CustomStringConvertible {
     case kindMismatch(existing: BackendKind, requested: BackendKind)
     /// The backend cannot start on this machine; RunLoopKit never falls back to another.
     case unavailable(BackendKind, Unavailability)
+    /// The kind names no backend this build includes (a third-party backend's kind): RunLoopKit
+    /// cannot make it from the kind alone. Create its loop with the backend's own
+    /// ``BackendFactory``, through `Loop.current(creatingWith:)` or `LoopThread(name:backend:)`.
+    case notBuiltIn(BackendKind)
 
     public var description: String {
         switch self {
+        case let .notBuiltIn(kind):
+            "\(kind) is not a backend built into RunLoopKit; create its loop with its own BackendFactory"
         case let .kindMismatch(existing, requested):
             "this thread already has a \(existing) loop; cannot make it a \(requested) loop"
         case let .unavailable(kind, why):

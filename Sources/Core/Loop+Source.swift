@@ -2,6 +2,7 @@ internal import CRunLoopSupport
 import DequeModule
 import Glibc
 import Synchronization
+import SystemPackage
 
 extension Loop {
     /// A source of events for a loop: version 0 (signalled by hand) or version 1 (a descriptor
@@ -98,6 +99,27 @@ extension Loop {
             self.scheduleCallback = nil
             self.cancelCallback = nil
             self.fileIdentity = FileIdentity(of: fileDescriptor)
+        }
+
+        /// Creates a version-1 source that calls `handler` while `fileDescriptor` (a
+        /// swift-system `FileDescriptor`) is ready; the same as the initializer that takes an
+        /// `Int32`, given `fileDescriptor.rawValue`.
+        ///
+        /// ```swift
+        /// let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        /// let source = try Loop.Source(fileDescriptor: readEnd) { readiness in … }
+        /// ```
+        ///
+        /// The source does not own the descriptor: invalidate the source, then close it.
+        ///
+        /// - Throws: ``ArgumentError`` naming `fileDescriptor` or `interest` when refused.
+        public convenience init(
+            fileDescriptor: FileDescriptor,
+            interest: Interest = .readable,
+            order: Int = 0,
+            handler: @escaping @Sendable (Readiness) -> Void
+        ) throws(ArgumentError) {
+            try self.init(fileDescriptor: fileDescriptor.rawValue, interest: interest, order: order, handler: handler)
         }
 
         /// Creates a version-1 source that receives the messages sent to `port`.

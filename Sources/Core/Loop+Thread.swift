@@ -5,11 +5,20 @@ import Synchronization
 extension Loop {
     /// The calling thread's loop, created with `factory` if the thread has none yet.
     ///
-    /// On the main thread this is the main loop. Prefer `Loop.current` and
-    /// `Loop.current(backend:)` from `RunLoopKit`, which pick the factory.
+    /// On the main thread this is the main loop. This is how a loop runs on a backend written
+    /// outside RunLoopKit: call it first thing on the thread that will run the loop, with that
+    /// backend's factory (or give the factory to `LoopThread(name:backend:)`, which does so on
+    /// a thread of its own). For RunLoopKit's own backends, `Loop.current` and
+    /// `Loop.current(backend:)` from `RunLoopKit` pick the factory.
+    ///
+    /// ```swift
+    /// let factory = BackendFactory(kind: BackendKind(name: "poll")) { try PollBackend() }
+    /// let loop = try Loop.current(creatingWith: factory)
+    /// ```
     ///
     /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread's loop
-    ///   uses another backend; whatever `factory` throws when the backend cannot start.
+    ///   uses another backend, or `factory` made a backend of another kind than it names;
+    ///   whatever `factory` throws when the backend cannot start.
     public static func current(creatingWith factory: BackendFactory) throws -> Loop {
         if let loop = ThreadBinding.bound {
             guard loop.backend == factory.kind else {
@@ -20,17 +29,16 @@ extension Loop {
         let loop =
             ThreadBinding.isMainThread
             ? try main(creatingWith: factory)
-            : Loop(backend: try factory.make(), isMain: false)
-        guard loop.backend == factory.kind else {
-            throw BackendError.kindMismatch(existing: loop.backend, requested: factory.kind)
-        }
+            : Loop(backend: try makeBackend(with: factory), isMain: false)
         ThreadBinding.bind(loop)
         return loop
     }
 
     /// The main thread's loop, created with `factory` if it does not exist yet.
     ///
-    /// Safe to call from any thread. Prefer `Loop.main` from `RunLoopKit`.
+    /// Safe to call from any thread. To run the main loop on a backend of your own, call this
+    /// before anything asks for `Loop.main` (which creates it with the build's default
+    /// backend); otherwise prefer `Loop.main` from `RunLoopKit`.
     ///
     /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the main loop exists
     ///   on another backend; whatever `factory` throws when the backend cannot start.
@@ -42,10 +50,20 @@ extension Loop {
                 }
                 return main
             }
-            let loop = Loop(backend: try factory.make(), isMain: true)
+            let loop = Loop(backend: try makeBackend(with: factory), isMain: true)
             main = loop
             return loop
         }
+    }
+
+    /// A backend from `factory`; one of another kind than the factory names is refused with
+    /// ``BackendError/kindMismatch(existing:requested:)`` (existing: the kind it made).
+    private static func makeBackend(with factory: BackendFactory) throws -> any Backend {
+        let backend = try factory.make()
+        guard backend.kind == factory.kind else {
+            throw BackendError.kindMismatch(existing: backend.kind, requested: factory.kind)
+        }
+        return backend
     }
 
     /// The calling thread's loop if it has one; never creates one.

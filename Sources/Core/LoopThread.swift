@@ -19,9 +19,12 @@ public final class LoopThread: Sendable {
 
     /// Starts a thread and its loop, running ``Loop/Mode/default``.
     ///
+    /// The loop is made with `factory` on the new thread: a built-in backend's
+    /// (`BackendKind.factory` from `RunLoopKit`) or a backend of your own's.
+    ///
     /// - Parameters:
     ///   - name: the thread's name (Linux keeps the first 15 bytes).
-    ///   - factory: how to make the loop's backend (`BackendKind.factory` from `RunLoopKit`).
+    ///   - factory: how to make the loop's backend.
     /// - Throws: what `factory` throws; ``SystemError`` when the thread cannot start.
     public init(name: String = "RunLoopKit", backend factory: BackendFactory) throws {
         let started = Lock<Result<Loop, any Error>?>(nil)

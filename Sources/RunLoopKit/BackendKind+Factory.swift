@@ -11,8 +11,20 @@ import RunLoopLibevent
 #endif
 
 extension BackendKind {
-    /// How to create a backend of this kind.
+    /// How to create a backend of this kind, for the built-in kinds (``allCases``).
+    ///
+    /// A third-party kind has no factory here (RunLoopKit cannot make its backend): asking
+    /// for one is a programming error and traps with a message. Use the backend's own
+    /// ``BackendFactory`` instead.
     public var factory: BackendFactory {
+        guard let factory = builtInFactory else {
+            preconditionFailure("BackendKind.factory: \(BackendError.notBuiltIn(self))")
+        }
+        return factory
+    }
+
+    /// The factory of a built-in kind; `nil` for a third-party kind.
+    var builtInFactory: BackendFactory? {
         switch self {
         #if Epoll
         case .epoll: BackendFactory(kind: .epoll) { try EpollBackend() }
@@ -23,7 +35,14 @@ extension BackendKind {
         #if Libevent
         case .libevent: BackendFactory(kind: .libevent) { try LibeventBackend() }
         #endif
+        default: nil
         }
+    }
+
+    /// The factory of a built-in kind, or ``BackendError/notBuiltIn(_:)``.
+    func requireFactory() throws(BackendError) -> BackendFactory {
+        guard let factory = builtInFactory else { throw .notBuiltIn(self) }
+        return factory
     }
 }
 
@@ -58,9 +77,10 @@ extension Loop {
     ///
     /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread already
     ///   has a loop of another kind; ``BackendError/unavailable(_:_:)`` (or a
-    ///   ``SystemError``) when the backend cannot start here.
+    ///   ``SystemError``) when the backend cannot start here; ``BackendError/notBuiltIn(_:)``
+    ///   for a third-party kind (use ``current(creatingWith:)`` with its factory).
     public static func current(backend: BackendKind) throws -> Loop {
-        try current(creatingWith: backend.factory)
+        try current(creatingWith: backend.requireFactory())
     }
 }
 
@@ -68,8 +88,9 @@ extension LoopThread {
     /// Starts a thread whose loop, built on `backend`, runs until stopped.
     ///
     /// - Throws: ``BackendError/unavailable(_:_:)`` when the backend cannot start here, or a
-    ///   ``SystemError`` when the thread cannot.
+    ///   ``SystemError`` when the thread cannot; ``BackendError/notBuiltIn(_:)`` for a
+    ///   third-party kind (use `LoopThread(name:backend:)` with its factory).
     public convenience init(name: String = "RunLoopKit", backend: BackendKind = .default) throws {
-        try self.init(name: name, backend: backend.factory)
+        try self.init(name: name, backend: backend.requireFactory())
     }
 }

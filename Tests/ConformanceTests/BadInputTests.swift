@@ -151,7 +151,7 @@ extension BadInputTests {
             do {
                 while ports.count < 1_000 { ports.append(try Loop.Port<Int>()) }
             } catch let error as SystemError {
-                writeToStandardError("\(error.operation) \(error.errno)")
+                writeToStandardError("\(error.operation) \(error.errno.rawValue)")
             } catch {
                 writeToStandardError("\(error)")
             }

@@ -3,7 +3,22 @@ import RunLoopKit
 import TestSupport
 import Testing
 
-extension BackendKind: Codable {}
+/// Exit tests capture their arguments as Codable values: a built-in kind travels as its name.
+extension BackendKind: Codable {
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let kind = BackendKind(rawValue: name) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "no built-in backend \(name)"))
+        }
+        self = kind
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+}
 
 /// SEMANTICS.md › Loop (run only on its own thread), Timer and Observer (one loop each).
 ///

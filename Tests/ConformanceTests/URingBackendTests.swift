@@ -2,6 +2,7 @@
 import Glibc
 import RunLoopKit
 import Synchronization
+import SystemPackage
 import TestSupport
 import Testing
 
@@ -216,7 +217,7 @@ struct URingBackendTests {
         ] as [(Int32, Int?, String)])
     func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) {
         let error = SystemError("io_uring_setup", errno: code)
-        let reason = URingBackend.unavailability(setupErrno: code, ioUringDisabled: disabled)
+        let reason = URingBackend.unavailability(setupErrno: Errno(rawValue: code), ioUringDisabled: disabled)
         let name: String =
             switch reason {
             case .kernelTooOld(error): "kernelTooOld"

@@ -22,7 +22,7 @@ case "sandbox-io_uring_setup":
         _ = try Loop.current(backend: kind)
         trace("started")
     } catch let BackendError.unavailable(kind, .blockedBySandbox(error)) {
-        trace("\(kind) unavailable: blocked by sandbox (\(error.operation), errno \(error.errno))")
+        trace("\(kind) unavailable: blocked by sandbox (\(error.operation), errno \(error.errno.rawValue))")
     } catch {
         trace("other error: \(error)")
     }

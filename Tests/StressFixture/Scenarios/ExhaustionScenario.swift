@@ -90,7 +90,7 @@ enum ExhaustionScenario {
     private static func expectTyped(_ error: any Error, _ what: String, line: UInt = #line) {
         switch error {
         case let error as SystemError:
-            check(error.errno == EMFILE, "\(what): \(error)", line: line)
+            check(error.errno.rawValue == EMFILE, "\(what): \(error)", line: line)
         case BackendError.unavailable:
             break
         default:

@@ -1,0 +1,50 @@
+import RunLoopCore
+import Synchronization
+
+extension BackendConformance {
+    /// How many pokes the wake race makes.
+    static let wakeRaceRounds = 3_000
+
+    /// Ping-pong between the loop and a poster on another thread: the poster signals a source
+    /// (or posts a block), waits until the loop has handled it, and pokes again — so each poke
+    /// races with the loop deciding to sleep. A lost wake leaves the loop asleep: the poster's
+    /// wait for the answer runs out (the deadline, not a measurement, decides).
+    static func loopWakeRace(_ context: Context) throws {
+        let loop = try makeLoop(context)
+        let answers = Handshake()
+        let source = Loop.Source { answers.signal() }
+        loop.add(source, to: .default)
+        defer { source.invalidate() }
+        let lost = Lock<String?>(nil)
+        let finished = Atomic<Bool>(false)
+        let poster = try Helper {
+            for round in 0..<wakeRaceRounds {
+                // Every other poke is a block: a different path to the same wake.
+                if round.isMultiple(of: 2) { source.signal() } else { loop.perform { answers.signal() } }
+                guard answers.wait(for: context.deadline) else {
+                    lost.withLock {
+                        $0 =
+                            $0
+                            ?? "round \(round) of \(wakeRaceRounds) (\(round.isMultiple(of: 2) ? "signal" : "perform")) "
+                            + "was not handled within \(context.deadline)"
+                    }
+                    break
+                }
+            }
+            finished.store(true, ordering: .releasing)
+            loop.stop()
+        }
+        // Runs until the poster is done; a run that times out has slept through a poke.
+        while !finished.load(ordering: .acquiring) {
+            if loop.run(.default, timeout: context.deadline) == .timedOut, !finished.load(ordering: .acquiring) {
+                lost.withLock { $0 = $0 ?? "the loop slept \(context.deadline) while a poke was pending" }
+                break
+            }
+        }
+        let joined = poster.join(within: context.deadline * 2)
+        let failure = lost.withLock { $0 }
+        try expect(
+            failure == nil && joined, "every one of \(wakeRaceRounds) cross-thread pokes to wake the loop",
+            observed: failure ?? "the poster did not finish")
+    }
+}

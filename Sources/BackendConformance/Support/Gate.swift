@@ -1,0 +1,37 @@
+import Dispatch
+import RunLoopCore
+import Synchronization
+
+/// A one-shot gate: ``wait(for:)`` blocks (without spinning) until ``open()`` is called or
+/// time runs out.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let opened = Atomic<Bool>(false)
+
+    /// Opens the gate; later calls have no effect. Safe from any thread.
+    func open() {
+        if !opened.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+    }
+
+    /// Waits until opened; false if `limit` passed first.
+    func wait(for limit: Duration) -> Bool {
+        guard semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsClampedToZero))) == .success else {
+            return false
+        }
+        semaphore.signal() // Stay open for other waiters.
+        return true
+    }
+}
+
+/// A counting handshake: each ``signal()`` lets one ``wait(for:)`` through.
+final class Handshake: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Lets one waiter through. Safe from any thread.
+    func signal() { semaphore.signal() }
+
+    /// Waits for one signal; false if `limit` passed first.
+    func wait(for limit: Duration) -> Bool {
+        semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsClampedToZero))) == .success
+    }
+}

@@ -1,0 +1,27 @@
+import SystemPackage
+
+extension Backend {
+    /// Starts watching `descriptor` for `interest`; the same as
+    /// ``register(_:token:interest:)`` with `descriptor.rawValue`.
+    ///
+    /// - Throws: ``SystemError``, as ``register(_:token:interest:)`` does.
+    public func register(_ descriptor: FileDescriptor, token: Token, interest: Interest) throws(SystemError) {
+        try register(descriptor.rawValue, token: token, interest: interest)
+    }
+
+    /// Changes the interest and token of a registered descriptor; the same as
+    /// ``modify(_:token:interest:)`` with `descriptor.rawValue`.
+    ///
+    /// - Throws: ``SystemError``, as ``modify(_:token:interest:)`` does.
+    public func modify(_ descriptor: FileDescriptor, token: Token, interest: Interest) throws(SystemError) {
+        try modify(descriptor.rawValue, token: token, interest: interest)
+    }
+
+    /// Stops watching `descriptor`; the same as ``unregister(_:token:)`` with
+    /// `descriptor.rawValue`.
+    ///
+    /// - Throws: ``SystemError``, as ``unregister(_:token:)`` does.
+    public func unregister(_ descriptor: FileDescriptor, token: Token) throws(SystemError) {
+        try unregister(descriptor.rawValue, token: token)
+    }
+}
