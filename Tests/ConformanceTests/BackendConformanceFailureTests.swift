@@ -16,9 +16,12 @@ struct BackendConformanceFailureTests {
         #expect(failure.observed == "no event within 0.2 seconds")
     }
 
-    @Test("a backend that rounds timeouts down fails the never-early check", arguments: backends)
+    @Test("a backend that returns before its timeout fails the never-early check", arguments: backends)
     func earlyBackend(_ kind: BackendKind) async throws {
-        let factory = BrokenBackend.factory(over: kind, breaking: .halvesTimeouts)
+        // Returning at once, not merely sooner: a wait cut to half its timeout still often
+        // lasts the whole timeout on a loaded machine (timer slack, descheduling), and the
+        // check only fails a backend that is early every time.
+        let factory = BrokenBackend.factory(over: kind, breaking: .returnsAtOnce)
         let failure = try await failure(of: "a wait with nothing ready never returns before its timeout", factory)
         #expect(failure.expected.hasSuffix("(timeouts round up)"))
         #expect(failure.observed.hasPrefix("10 waits in a row returned early"))
@@ -40,7 +43,11 @@ struct BackendConformanceFailureTests {
         let race = try await failure(
             of: "cross-thread wake race: no signal or block posted to the loop is lost", factory)
         #expect(race.expected == "every one of 3000 cross-thread pokes to wake the loop")
-        #expect(race.observed.hasSuffix("0.2 seconds while a poke was pending") || race.observed.hasPrefix("round 0 "))
+        // Which side notices first, and after how many rounds (a poke that lands while the loop
+        // is still busy needs no wake), depends on scheduling; that it is noticed does not.
+        #expect(
+            race.observed.hasSuffix("0.2 seconds while a poke was pending")
+                || race.observed.hasSuffix("was not handled within 0.2 seconds"), "\(race.observed)")
     }
 
     @Test("a factory whose backend names another kind fails every check", arguments: backends)
@@ -67,7 +74,7 @@ struct BackendConformanceFailureTests {
 
 /// A built-in backend with one promise broken.
 private final class BrokenBackend: Backend {
-    enum Breach: Sendable { case ignoresRegistrations, halvesTimeouts, wrongErrno, deafWaker }
+    enum Breach: Sendable { case ignoresRegistrations, returnsAtOnce, wrongErrno, deafWaker }
 
     private let inner: any Backend
     private let breach: Breach
@@ -100,7 +107,11 @@ private final class BrokenBackend: Backend {
     }
 
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
-        try inner.wait(timeout: breach == .halvesTimeouts ? timeout.map { $0 / 2 } : timeout, into: &events)
+        if breach == .returnsAtOnce, timeout != nil {
+            events.removeAll(keepingCapacity: true)
+            return false
+        }
+        return try inner.wait(timeout: timeout, into: &events)
     }
 }
 
