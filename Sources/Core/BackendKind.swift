@@ -15,6 +15,7 @@ public enum BackendKind: String, Sendable, Hashable, CaseIterable, CustomStringC
     case libevent
     #endif
 
+    /// The kind's name: `epoll`, `uring` or `libevent` (also its raw value).
     public var description: String { rawValue }
 }
 

@@ -17,6 +17,8 @@ public struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible 
         self.reason = reason
     }
 
+    /// The argument, its value and the reason, for example
+    /// `tolerance -1.0 seconds: a tolerance must not be negative`.
     public var description: String { "\(argument) \(value): \(reason)" }
 }
 
@@ -36,6 +38,8 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// The operation, the error's text and its number, for example
+    /// `eventfd failed: Too many open files (errno 24)`.
     public var description: String { "\(operation) failed: \(describeErrno(errno)) (errno \(errno))" }
 }
 
@@ -46,6 +50,7 @@ public enum BackendError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The backend cannot start on this machine; RunLoopKit never falls back to another.
     case unavailable(BackendKind, Unavailability)
 
+    /// What went wrong in a sentence, naming the backend kinds involved.
     public var description: String {
         switch self {
         case let .kindMismatch(existing, requested):
@@ -70,6 +75,7 @@ public enum Unavailability: Hashable, Sendable, CustomStringConvertible {
     /// Any other failure to start.
     case other(SystemError)
 
+    /// Why the backend cannot start, in a phrase, with the system error behind it.
     public var description: String {
         switch self {
         case let .kernelTooOld(error): "the kernel does not support it (\(error))"

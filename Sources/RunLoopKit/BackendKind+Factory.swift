@@ -56,9 +56,9 @@ extension Loop {
 
     /// The calling thread's loop, created with `backend` if the thread has none yet.
     ///
-    /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread already
-    ///   has a loop of another kind; ``BackendError/unavailable(_:_:)`` (or a
-    ///   ``SystemError``) when the backend cannot start here.
+    /// - Throws: `BackendError.kindMismatch(existing:requested:)` when the thread already
+    ///   has a loop of another kind; `BackendError.unavailable(_:_:)` (or a
+    ///   `SystemError`) when the backend cannot start here.
     public static func current(backend: BackendKind) throws -> Loop {
         try current(creatingWith: backend.factory)
     }
@@ -67,8 +67,8 @@ extension Loop {
 extension LoopThread {
     /// Starts a thread whose loop, built on `backend`, runs until stopped.
     ///
-    /// - Throws: ``BackendError/unavailable(_:_:)`` when the backend cannot start here, or a
-    ///   ``SystemError`` when the thread cannot.
+    /// - Throws: `BackendError.unavailable(_:_:)` when the backend cannot start here, or a
+    ///   `SystemError` when the thread cannot.
     public convenience init(name: String = "RunLoopKit", backend: BackendKind = .default) throws {
         try self.init(name: name, backend: backend.factory)
     }
