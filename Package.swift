@@ -97,8 +97,9 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests", dependencies: ["RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture"],
             exclude: ["README.md"]),
-        // A model of SEMANTICS.md compared with Core on random operation sequences, over a
-        // scripted backend and a virtual clock.
+        // A model of the behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md)
+        // compared with Core on random operation sequences, over a scripted backend and a
+        // virtual clock.
         .testTarget(
             name: "CoreTests",
             dependencies: [
