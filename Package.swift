@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // Builds the DocC catalogs: `swift package generate-documentation` (scripts/check-docs).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -126,8 +128,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["README.md"]),
-        // A model of SEMANTICS.md compared with Core on random operation sequences, over a
-        // scripted backend and a virtual clock.
+        // A model of the behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md)
+        // compared with Core on random operation sequences, over a scripted backend and a
+        // virtual clock.
         .testTarget(
             name: "CoreTests",
             dependencies: [

@@ -9,7 +9,10 @@ import Synchronization
 /// Level-triggered. On kernels without `epoll_pwait2` (before 5.11) it falls back to
 /// `epoll_wait` with the timeout rounded up to the next millisecond, never down.
 public final class EpollBackend: Backend {
+    /// Always `BackendKind.epoll`.
     public let kind: BackendKind = .epoll
+    /// The eventfd waker, registered in the epoll set: safe from any thread; a wake while one
+    /// is pending writes nothing.
     public var waker: any BackendWaker { eventWaker }
 
     private let epollDescriptor: Int32
@@ -22,7 +25,7 @@ public final class EpollBackend: Backend {
 
     /// Creates an epoll instance and its waker.
     ///
-    /// - Throws: ``SystemError`` from `epoll_create1`, `eventfd` or `epoll_ctl`.
+    /// - Throws: `SystemError` from `epoll_create1`, `eventfd` or `epoll_ctl`.
     public init() throws(SystemError) {
         epollDescriptor = try retryingOnInterrupt("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
@@ -42,14 +45,26 @@ public final class EpollBackend: Backend {
 
     deinit { close(epollDescriptor) }
 
+    /// Adds `descriptor` to the epoll set, level-triggered (`EPOLLIN | EPOLLRDHUP` for readable,
+    /// `EPOLLOUT` for writable).
+    ///
+    /// - Throws: `SystemError` from `epoll_ctl`: `EEXIST` when already registered, `EBADF` when
+    ///   closed, `EPERM` for a regular file or directory.
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try control(EPOLL_CTL_ADD, descriptor, token: token, interest: interest)
     }
 
+    /// Changes a registered descriptor's interest and token in place (`EPOLL_CTL_MOD`).
+    ///
+    /// - Throws: `SystemError` from `epoll_ctl`, `ENOENT` when the descriptor is not registered.
     public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try control(EPOLL_CTL_MOD, descriptor, token: token, interest: interest)
     }
 
+    /// Removes `descriptor` from the epoll set; a descriptor already closed (or not registered) is
+    /// no error. No later wait reports it.
+    ///
+    /// - Throws: `SystemError` from `epoll_ctl` for any other failure.
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         do {
             try control(EPOLL_CTL_DEL, descriptor, token: token, interest: [])
@@ -58,6 +73,12 @@ public final class EpollBackend: Backend {
         }
     }
 
+    /// Waits in `epoll_pwait2` with the timeout rounded up to the nanosecond (`epoll_wait`, rounded
+    /// up to the millisecond, where the kernel or a sandbox lacks it) and reports the ready
+    /// descriptors. A signal ends the wait early with nothing reported.
+    ///
+    /// - Returns: whether the waker's wake was consumed by this wait.
+    /// - Throws: `SystemError` when the wait itself fails.
     @discardableResult
     public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)

@@ -6,14 +6,17 @@ import RunLoopCore
 /// The libevent 2.1 backend: one `event_base` per loop, on epoll, with precise timers.
 ///
 /// Level-triggered (`EV_PERSIST` without `EV_ET`). A wait is one `event_base_loop(EVLOOP_ONCE)`,
-/// bounded by a one-shot timer event; descriptor callbacks only collect ``ReadyEvent``s, which
+/// bounded by a one-shot timer event; descriptor callbacks only collect `ReadyEvent`s, which
 /// the wait returns to Core (hang-ups and errors completed by `ReadyCollector`). Timeouts
 /// are rounded up to libevent's microseconds. Code that wants its own libevent events on the loop reaches the
 /// base through ``eventBase`` or `Loop.withEventBase(_:)`.
 ///
 /// Used on its loop's thread only, except for ``waker``.
 public final class LibeventBackend: Backend {
+    /// Always `BackendKind.libevent`.
     public let kind: BackendKind = .libevent
+    /// The eventfd waker, watched by the base: safe from any thread; a wake while one is
+    /// pending writes nothing.
     public var waker: any BackendWaker { eventWaker }
 
     /// The loop's `event_base` (a `struct event_base *`), for code that adds its own events.
@@ -47,7 +50,7 @@ public final class LibeventBackend: Backend {
 
     /// Creates an `event_base` on epoll with precise timers, and its waker.
     ///
-    /// - Throws: ``BackendError/unavailable(_:_:)`` when libevent cannot create the base (or
+    /// - Throws: `BackendError.unavailable` when libevent cannot create the base (or
     ///   it would not run on epoll), the eventfd or the backend's own events.
     public init() throws {
         do {
@@ -85,6 +88,10 @@ public final class LibeventBackend: Backend {
         event_base_free(eventBase)
     }
 
+    /// Adds a persistent, level-triggered event for `descriptor` to the base.
+    ///
+    /// - Throws: `SystemError` (named `event_add` or `event_new`): `EBADF` when negative or
+    ///   closed, `EEXIST` when already registered, `EPERM` for a regular file or directory.
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         // What epoll_ctl answers in the other backends; libevent itself would accept both.
         guard descriptor >= 0 else { throw SystemError("event_add", errno: EBADF) }
@@ -106,6 +113,10 @@ public final class LibeventBackend: Backend {
         registrations[descriptor] = (event, context)
     }
 
+    /// Replaces a registered descriptor's event with one for the new interest and token.
+    ///
+    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered, or what
+    ///   registering throws.
     public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard registrations[descriptor] != nil else { throw SystemError("event_add", errno: ENOENT) }
         // libevent cannot change a pending event's interest: replace the event.
@@ -113,6 +124,8 @@ public final class LibeventBackend: Backend {
         try register(descriptor, token: token, interest: interest)
     }
 
+    /// Deletes and frees `descriptor`'s event; a descriptor already closed (or not registered)
+    /// is no error. No later wait reports it.
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         guard let registration = registrations.removeValue(forKey: descriptor) else { return }
         // event_free deletes the event first. libevent's epoll backend ignores EBADF/ENOENT/
@@ -120,6 +133,12 @@ public final class LibeventBackend: Backend {
         event_free(registration.event)
     }
 
+    /// Runs one `event_base_loop(EVLOOP_ONCE)`, bounded by a one-shot timer with the timeout
+    /// rounded up to the microsecond (`EVLOOP_NONBLOCK` for a zero timeout), and reports the
+    /// descriptors whose callbacks ran. Callbacks of your own events on the base run here too.
+    ///
+    /// - Returns: whether the waker's wake was consumed by this wait.
+    /// - Throws: `SystemError` when `event_base_loop` or arming the timer fails.
     @discardableResult
     public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)

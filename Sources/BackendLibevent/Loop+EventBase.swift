@@ -9,7 +9,7 @@ extension Loop {
     /// `event_add`, …). Callbacks of the events you add run inside the loop's wait, on the
     /// loop's thread, whenever the loop runs (in any mode). A firing callback does not by
     /// itself make the loop run a pass: the loop goes back to waiting for its own work; a
-    /// callback that has work for the loop hands it over with ``perform(in:_:)``, which ends
+    /// callback that has work for the loop hands it over with `perform(in:_:)`, which ends
     /// the wait. Your events do not keep a mode alive: a run in an empty mode still finishes
     /// at once. Those callbacks must not run the loop nor break out of the base's loop
     /// (`event_base_loopbreak`, `event_base_loopexit`).
@@ -18,11 +18,11 @@ extension Loop {
     /// guards its backend: a thread that removes or invalidates one of this loop's descriptor
     /// or port sources meanwhile waits until they return. They must never wait for such a
     /// thread, or both wait forever. The base is not thread-safe: touch it and your events on
-    /// the loop's thread only (from other threads, hand work over with ``perform(in:_:)``).
+    /// the loop's thread only (from other threads, hand work over with `perform(in:_:)`).
     /// Remove and free your events before the loop's thread exits: the base is freed then.
     ///
     /// Call it on the loop's own thread only; it traps elsewhere, and on a loop that is not
-    /// built on ``BackendKind/libevent``.
+    /// built on `BackendKind.libevent`.
     ///
     /// - Parameter body: receives the base; its result is returned.
     /// - Returns: what `body` returns.

@@ -8,7 +8,7 @@ import RunLoopCore
 ///
 /// Level-triggered, like every backend: each registration has one one-shot poll request,
 /// re-armed before the next wait after it completes (see `armPolls`). Every request carries
-/// its kind and a never-reused id in its `user_data` (``URingRequest``); unregistering forgets
+/// its kind and a never-reused id in its `user_data` (`URingRequest`); unregistering forgets
 /// the id and cancels the request at once, so a completion that arrives later — readiness
 /// that raced with the unregister, the `-ECANCELED`, the cancellation's own — is dropped and
 /// never delivered.
@@ -16,7 +16,10 @@ import RunLoopCore
 /// Created on any thread; used (except for its ``waker``) on one thread at a time. Requires
 /// Linux 5.18 (`IORING_OP_MSG_RING`).
 public final class URingBackend: Backend {
+    /// Always `BackendKind.uring`.
     public let kind: BackendKind = .uring
+    /// The waker that posts an `IORING_OP_MSG_RING` into this ring: safe from any thread; a
+    /// wake while one is pending sends nothing.
     public var waker: any BackendWaker { uringWaker }
 
     /// One watched descriptor.
@@ -55,9 +58,9 @@ public final class URingBackend: Backend {
     /// or `DEFER_TASKRUN`: the main loop's backend is created on one thread and then used on
     /// another. Safe to call from any thread.
     ///
-    /// - Throws: ``BackendError/unavailable(_:_:)`` when io_uring cannot start here (with the
+    /// - Throws: `BackendError.unavailable` when io_uring cannot start here (with the
     ///   reason: kernel too old, disabled by sysctl, refused by a sandbox, locked-memory
-    ///   limit); ``SystemError`` for any other failure.
+    ///   limit); `SystemError` for any other failure.
     public init() throws {
         do {
             // COOP_TASKRUN: completions are run when this thread enters the kernel (it always
@@ -82,6 +85,11 @@ public final class URingBackend: Backend {
         uringWaker.detach()
     }
 
+    /// Starts watching `descriptor`: its one-shot poll is armed by the next wait, in the same
+    /// `io_uring_enter` that sleeps.
+    ///
+    /// - Throws: `SystemError` (named `io_uring_prep_poll_add`): `EEXIST` when already registered,
+    ///   `EBADF` when negative or closed, `EPERM` for a regular file or directory.
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard registrations[descriptor] == nil else { throw SystemError("io_uring_prep_poll_add", errno: EEXIST) }
         // Checked now, as epoll_ctl does, rather than when the poll is armed in the next wait:
@@ -98,12 +106,22 @@ public final class URingBackend: Backend {
         needsArming.append(descriptor)
     }
 
+    /// Replaces a registered descriptor's interest and token: its poll is cancelled and a new
+    /// one armed by the next wait.
+    ///
+    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered, or from
+    ///   submitting the cancellation.
     public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard let old = registrations[descriptor] else { throw SystemError("io_uring_prep_poll_add", errno: ENOENT) }
         try unregister(descriptor, token: old.token)
         try register(descriptor, token: token, interest: interest)
     }
 
+    /// Stops watching `descriptor` and submits the cancellation of its poll at once, so that the
+    /// ring lets go of the file before this returns; a descriptor not registered is no error.
+    /// Completions that arrive for it later are dropped.
+    ///
+    /// - Throws: `SystemError` from `io_uring_submit` when the cancellation cannot be submitted.
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         guard let registration = registrations.removeValue(forKey: descriptor) else { return }
         ready.removeAll { $0.token == registration.token }
@@ -119,6 +137,13 @@ public final class URingBackend: Backend {
         try submitQueued()
     }
 
+    /// Arms the polls that need it and waits in one `io_uring_submit_and_wait_timeout`, the timeout
+    /// to the nanosecond, then reports the ready descriptors. A signal ends the wait early with
+    /// nothing reported.
+    ///
+    /// - Returns: whether the waker's wake was consumed by this wait.
+    /// - Throws: `SystemError` when the ring reports a failure other than a timeout or an
+    ///   interruption.
     @discardableResult
     public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)

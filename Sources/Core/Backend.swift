@@ -1,6 +1,9 @@
 /// What a descriptor is watched for.
 public struct Interest: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The interest as bits: 1 readable, 2 writable.
     public let rawValue: UInt8
+    /// Creates an interest from its bits; bits other than ``readable`` and ``writable`` are
+    /// refused by the descriptor sources that take an interest.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Data can be read (or the peer closed).
@@ -8,6 +11,7 @@ public struct Interest: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// Data can be written.
     public static let writable = Interest(rawValue: 1 << 1)
 
+    /// The interest as `readable`, `writable`, `[readable, writable]` or `[]`.
     public var description: String {
         switch self {
         case .readable: "readable"
@@ -20,7 +24,9 @@ public struct Interest: OptionSet, Sendable, Hashable, CustomStringConvertible {
 
 /// What a ready descriptor reported.
 public struct Readiness: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The readiness as bits: 1 readable, 2 writable, 4 hang-up, 8 error.
     public let rawValue: UInt8
+    /// Creates a readiness from its bits (backends build it from the kernel's event flags).
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Data can be read.
@@ -32,6 +38,7 @@ public struct Readiness: OptionSet, Sendable, Hashable, CustomStringConvertible 
     /// The descriptor has an error pending.
     public static let error = Readiness(rawValue: 1 << 3)
 
+    /// The reported conditions as a list, for example `[readable, hangup]`.
     public var description: String {
         let names: [(Readiness, String)] = [
             (.readable, "readable"), (.writable, "writable"), (.hangup, "hangup"), (.error, "error"),
@@ -61,6 +68,7 @@ public struct Token: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64
     /// Creates a token (Core does; a backend only hands back the ones it was given).
     public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// The token as `#` and its value, for messages.
     public var description: String { "#\(rawValue)" }
 }
 
@@ -71,6 +79,7 @@ public struct ReadyEvent: Hashable, Sendable {
     /// What the descriptor is ready for.
     public var readiness: Readiness
 
+    /// Creates an event reporting `readiness` for the descriptor registered with `token`.
     public init(token: Token, readiness: Readiness) {
         self.token = token
         self.readiness = readiness

@@ -78,7 +78,7 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     public static let libevent = BackendKind(builtIn: "libevent")
     #endif
 
-    /// The name.
+    /// The kind's name: `epoll`, `uring`, `libevent`, or a third-party backend's own.
     public var description: String { name }
 }
 

@@ -19,6 +19,8 @@ public struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible 
         self.reason = reason
     }
 
+    /// The argument, its value and the reason, for example
+    /// `tolerance -1.0 seconds: a tolerance must not be negative`.
     public var description: String { "\(argument) \(value): \(reason)" }
 }
 
@@ -52,6 +54,8 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(operation, errno: Errno(rawValue: code))
     }
 
+    /// The operation, the error's text, its symbolic name and its number, for example
+    /// `epoll_ctl failed: Bad file descriptor (EBADF, errno 9)`.
     public var description: String {
         "\(operation) failed: \(errno) (\(errnoName(errno.rawValue).map { "\($0), " } ?? "")errno \(errno.rawValue))"
     }
@@ -68,6 +72,7 @@ public enum BackendError: Error, Hashable, Sendable, CustomStringConvertible {
     /// ``BackendFactory``, through `Loop.current(creatingWith:)` or `LoopThread(name:backend:)`.
     case notBuiltIn(BackendKind)
 
+    /// What went wrong in a sentence, naming the backend kinds involved.
     public var description: String {
         switch self {
         case let .notBuiltIn(kind):
@@ -94,6 +99,7 @@ public enum Unavailability: Hashable, Sendable, CustomStringConvertible {
     /// Any other failure to start.
     case other(SystemError)
 
+    /// Why the backend cannot start, in a phrase, with the system error behind it.
     public var description: String {
         switch self {
         case let .kernelTooOld(error): "the kernel does not support it (\(error))"

@@ -11,7 +11,7 @@ extension Loop {
     /// entry point calls `dispatch_main()`, which never returns and takes the main queue away
     /// from any run loop.)
     ///
-    /// Must be called on the main thread, on ``Loop/main``; it traps elsewhere.
+    /// Must be called on the main thread, on `Loop.main`; it traps elsewhere.
     ///
     /// - Parameters:
     ///   - mode: the common mode to run in.

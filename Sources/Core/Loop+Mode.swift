@@ -26,8 +26,10 @@ extension Loop {
         /// The mode's name.
         public var name: String { ModeNames.name(at: index) }
 
+        /// Whether two modes have the same name.
         public static func == (a: Mode, b: Mode) -> Bool { a.index == b.index }
 
+        /// Hashes the mode by its number (equal names, equal numbers).
         public func hash(into hasher: inout Hasher) {
             hasher.combine(index)
         }
@@ -41,6 +43,7 @@ extension Loop {
         /// error that returns ``RunResult/finished`` at once.
         @inlinable public static var common: Mode { Mode(index: 1) } // ModeNames.commonIndex
 
+        /// The mode's name.
         public var description: String { name }
     }
 
@@ -55,6 +58,7 @@ extension Loop {
         /// A source was handled and the run was asked to return after one.
         case handledSource
 
+        /// The case's name: `finished`, `stopped`, `timedOut` or `handledSource`.
         public var description: String {
             switch self {
             case .finished: "finished"
@@ -67,7 +71,9 @@ extension Loop {
 
     /// The points of a run that an ``Observer`` can watch.
     public struct Activity: OptionSet, Sendable, Hashable, CustomStringConvertible {
+        /// The activities as bits, one per activity.
         public let rawValue: UInt32
+        /// Creates a set of activities from its bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
 
         /// A run is starting.
@@ -87,6 +93,7 @@ extension Loop {
             .entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit,
         ]
 
+        /// One activity's name (`beforeWaiting`), or several in brackets (`[entry, exit]`).
         public var description: String {
             let names: [(Activity, String)] = [
                 (.entry, "entry"), (.beforeTimers, "beforeTimers"), (.beforeSources, "beforeSources"),

@@ -1,6 +1,6 @@
 extension Loop {
-    /// The modes a block may run in, for ``Loop/perform(in:_:)`` and
-    /// ``Loop/perform(after:in:_:)``: written as an array literal (`[.default]`,
+    /// The modes a block may run in, for ``Loop/perform(in:_:)-(Loop.ModeSet,_)`` and
+    /// ``Loop/perform(after:in:_:)-(_,Loop.ModeSet,_)``: written as an array literal (`[.default]`,
     /// `[.default, tracking]`) or made from any sequence of modes.
     ///
     /// A bit per mode for the process's first 64 modes (a mode is a number; see ``Mode``),
@@ -48,6 +48,7 @@ extension Loop {
                 + others.sorted { $0.index < $1.index }
         }
 
+        /// The modes' names in brackets, in the order of their numbers.
         public var description: String { "[" + modes.map(\.name).joined(separator: ", ") + "]" }
     }
 }

@@ -57,9 +57,12 @@ extension Loop {
             owner?.detach(self)
         }
 
+        /// The observer's activities and order, for messages.
         public var description: String { "Observer(\(activities), order \(order))" }
 
+        /// Whether both are the same observer: observers are equal only to themselves.
         public static func == (lhs: Observer, rhs: Observer) -> Bool { lhs === rhs }
+        /// Hashes the observer's identity.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 }

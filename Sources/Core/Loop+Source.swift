@@ -248,6 +248,7 @@ extension Loop {
             }
         }
 
+        /// The source's kind (version 0, descriptor and interest, or port) and order, for messages.
         public var description: String {
             switch kind {
             case .signalled: "Source(version 0, order \(order))"
@@ -256,7 +257,9 @@ extension Loop {
             }
         }
 
+        /// Whether both are the same source: two sources are two items, whatever their callbacks.
         public static func == (lhs: Source, rhs: Source) -> Bool { lhs === rhs }
+        /// Hashes the source's identity.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
         var isVersion0: Bool {

@@ -34,6 +34,7 @@ extension Loop {
             timerWakeups + sourceWakeups + mainQueueWakeups + wokenWakeups + timeoutWakeups + spuriousWakeups
         }
 
+        /// A snapshot with every counter at zero.
         public init() {}
     }
 

@@ -136,11 +136,14 @@ extension Loop {
             loop?.detach(self)
         }
 
+        /// The timer's interval (or `one-shot`) and order, for messages.
         public var description: String {
             "Timer(\(interval.map { "every \($0)" } ?? "one-shot"), order \(order))"
         }
 
+        /// Whether both are the same timer: timers are equal only to themselves.
         public static func == (lhs: Timer, rhs: Timer) -> Bool { lhs === rhs }
+        /// Hashes the timer's identity.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
         /// Applies `change` to a valid timer; when it returns true, queues the new instant in

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// A loop serves the sources, timers, observers and blocks of the mode it runs in. It is run
 /// only on its own thread; everything else (adding and removing items, ``perform(_:)``,
-/// ``wakeUp()``, ``stop()``) is safe from any thread. Get one with ``current`` or ``main``
+/// ``wakeUp()``, ``stop()``) is safe from any thread. Get one with `Loop.current` or `Loop.main`
 /// (from `RunLoopKit`), which create it on first use.
 public final class Loop: Sendable, CustomStringConvertible {
     /// The backend this loop waits on.
@@ -85,6 +85,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         state.withLock { $0.modes.read(mode) { $0.timerQueue.entryCount } ?? 0 }
     }
 
+    /// The loop's backend, and whether it is the main loop, for messages: `Loop(epoll, main)`.
     public var description: String { "Loop(\(backend)\(isMain ? ", main" : ""))" }
 
     // MARK: - State

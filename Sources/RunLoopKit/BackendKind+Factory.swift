@@ -75,10 +75,10 @@ extension Loop {
 
     /// The calling thread's loop, created with `backend` if the thread has none yet.
     ///
-    /// - Throws: ``BackendError/kindMismatch(existing:requested:)`` when the thread already
-    ///   has a loop of another kind; ``BackendError/unavailable(_:_:)`` (or a
-    ///   ``SystemError``) when the backend cannot start here; ``BackendError/notBuiltIn(_:)``
-    ///   for a third-party kind (use ``current(creatingWith:)`` with its factory).
+    /// - Throws: `BackendError.kindMismatch(existing:requested:)` when the thread already
+    ///   has a loop of another kind; `BackendError.unavailable(_:_:)` (or a
+    ///   `SystemError`) when the backend cannot start here; `BackendError.notBuiltIn(_:)`
+    ///   for a third-party kind (use `current(creatingWith:)` with its factory).
     public static func current(backend: BackendKind) throws -> Loop {
         try current(creatingWith: backend.requireFactory())
     }
@@ -87,8 +87,8 @@ extension Loop {
 extension LoopThread {
     /// Starts a thread whose loop, built on `backend`, runs until stopped.
     ///
-    /// - Throws: ``BackendError/unavailable(_:_:)`` when the backend cannot start here, or a
-    ///   ``SystemError`` when the thread cannot; ``BackendError/notBuiltIn(_:)`` for a
+    /// - Throws: `BackendError.unavailable(_:_:)` when the backend cannot start here, or a
+    ///   `SystemError` when the thread cannot; `BackendError.notBuiltIn(_:)` for a
     ///   third-party kind (use `LoopThread(name:backend:)` with its factory).
     public convenience init(name: String = "RunLoopKit", backend: BackendKind = .default) throws {
         try self.init(name: name, backend: backend.requireFactory())

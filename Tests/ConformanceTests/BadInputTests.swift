@@ -4,7 +4,8 @@ import RunLoopKit
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Errors: bad input is refused where it enters, naming the argument and value.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › X1: Bad input
+/// is refused — where it enters, with an error naming the argument and the value.
 @Suite("Bad input is refused with an error naming argument and value")
 struct BadInputTests {
     @Test("a negative descriptor", arguments: backends)

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Blocks.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Blocks, B1–B5.
 @Suite("Blocks")
 struct BlockTests {
     @Test("blocks run in FIFO order", arguments: backends)

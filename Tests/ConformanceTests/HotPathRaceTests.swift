@@ -5,8 +5,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The race windows of a pass's lock-free fast paths, one test each (SEMANTICS.md › Timing:
-/// wakeups are never lost; Objects: everything but running is safe from any thread).
+/// The race windows of a pass's lock-free fast paths, one test each (behaviour contract,
+/// Sources/Core/RunLoopKit.docc/BehaviourContract.md › C2: No lost wakeups; L4: Everything else
+/// from any thread).
 ///
 /// A pass looks at some state without the loop's lock: whether a version-0 source may be
 /// signalled (`Loop.maybeSignalled`), whether blocks are queued (`BlockQueue`'s count, with

@@ -20,7 +20,8 @@ extension BackendKind: Codable {
     }
 }
 
-/// SEMANTICS.md › Loop (run only on its own thread), Timer and Observer (one loop each).
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › L3: Run only on
+/// its own thread; I3: Timers and observers belong to one loop; X3: Misuse traps.
 ///
 /// Each misuse traps with a message that names it; an exit test runs it in a child process and
 /// reads the message from its standard error.

@@ -2,7 +2,8 @@ import RunLoopKit
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Mode; One run › 1.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Modes, M1–M6;
+/// R1: Nothing to run.
 @Suite("Modes and common modes")
 struct ModeTests {
     @Test("running a mode that does not exist returns finished at once, calling no observer", arguments: backends)

@@ -3,7 +3,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Observer; One run › 2–4.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Observers,
+/// O1–O3; One run, R2: Entry to R10: Exit.
 @Suite("Observers and the shape of a run")
 struct ObserverTests {
     @Test("a run serving one timer notifies entry, one pass, exit", arguments: backends)

@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › One run › 3.7 (the decision), stop(), nested runs.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › R9: The decision;
+/// W1: Stopping a run; N1: Runs nest.
 @Suite("Run results, stop and nesting")
 struct RunResultTests {
     @Test("a run times out when its timeout passes with work left", arguments: backends)

@@ -2,9 +2,9 @@ import RunLoopKit
 import Testing
 
 /// Many threads at once against one loop: nothing lost, nothing run twice, order kept, and
-/// nothing left behind (SEMANTICS.md › Objects: everything but running is safe from any
-/// thread; Blocks: FIFO; Source version 1: ports deliver in order; Timing: wakeups are never
-/// lost).
+/// nothing left behind (behaviour contract, Sources/Core/RunLoopKit.docc/BehaviourContract.md ›
+/// L4: Everything else from any thread; B2: FIFO, per mode; D4: Message ports; C2: No lost
+/// wakeups).
 ///
 /// Each case runs in a process of its own (the `StressFixture` program): it compares the
 /// process's open descriptors before and after, which only a process of its own can do while

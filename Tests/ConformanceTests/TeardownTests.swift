@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Loop: torn down when its thread exits — releasing everything.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › L5: Torn down with
+/// its thread — releasing everything.
 @Suite("Teardown")
 struct TeardownTests {
     /// Runs in a process of its own (the `StressFixture` program, `TeardownScenario`), whose

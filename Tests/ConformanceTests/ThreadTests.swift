@@ -3,7 +3,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Loop: one per thread, created lazily, torn down at thread exit.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › L1: One loop per
+/// thread; L2: The main loop; L5: Torn down with its thread.
 @Suite("One loop per thread")
 struct ThreadTests {
     @Test("a thread's loop is created once and is its own", arguments: backends)

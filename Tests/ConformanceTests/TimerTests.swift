@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Timer; Timing.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Timers, T1–T13;
+/// C1: Clock and rounding.
 @Suite("Timers")
 struct TimerTests {
     @Test("a one-shot timer fires once, is invalidated before its callout, and never early", arguments: backends)

@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Source, version 0; One run › 3.2.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Version-0
+/// sources, S1–S6; R4: Signalled sources.
 @Suite("Version-0 sources")
 struct Version0SourceTests {
     @Test("signalled sources run by order, then by the time of their first signal", arguments: backends)

@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Objects › Source, version 1; One run › 3.5; Errors.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › Version-1
+/// sources, D1–D8; R7: Everything ready, in one pass; X1: Bad input is refused.
 @Suite("Version-1 sources: descriptors and ports")
 struct Version1SourceTests {
     @Test("a readable pipe calls its handler with .readable and counts as a handled source", arguments: backends)

@@ -5,8 +5,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › Timing: wakeups are never lost, including between the decision to sleep and
-/// the sleep itself.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › C2: No lost
+/// wakeups — also between the loop's decision to sleep and the sleep itself.
 ///
 /// Aimed at the waker's race window: the loop has no timer and no descriptor (only a
 /// keep-alive version-0 source that is never signalled), so nothing but the wake itself can

@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SEMANTICS.md › wakeUp(), (differs) perform and signal wake, Timing › wakeups never lost.
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › W2: Waking a
+/// sleeping loop; W3: Posting work wakes the loop (differs from CFRunLoop); C2: No lost wakeups.
 @Suite("Wakeups")
 struct WakeTests {
     @Test("wakeUp from another thread ends the wait, not the run; a bare wake handles nothing", arguments: backends)
