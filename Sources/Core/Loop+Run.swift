@@ -46,17 +46,22 @@ extension Loop {
             return .finished
         }
         bindMainQueueIfMain()
-        let entered: Bool = state.withLock { state in
-            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return false }
+        let (entered, outermost): (Bool, Bool) = state.withLock { state in
+            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return (false, false) }
             state.runs.append(RunRecord(mode: mode))
             // A run starts with no wake pending. Cleared under the lock that `wakeUp()`
             // decides under: a wake posted once this run is recorded is this run's, and kept.
             wakeRequested.store(false, ordering: .relaxed)
-            return true
+            return (true, state.runs.count == 1)
         }
         guard entered else { return .finished }
 
         let now = self.now
+        if outermost { local.awakeSince = now }
+        // Where the enclosing run is (in a callout, for a nested run; idle for the outermost):
+        // it goes on there, in a stretch of its own, when this run returns.
+        let enclosingPlace = local.progressPlace
+        beginStretch(at: now, place: Loop.place(.entry))
         let isPoll = timeout.map { $0 <= .zero } ?? false
         var run = RunContext(
             mode: mode,
@@ -70,13 +75,18 @@ extension Loop {
             result = pass(&run)
         }
         notifyObservers(.exit, in: mode)
-        let outermost = state.withLock { state in
+        state.withLock { state in
             state.runs.removeLast()
             // A wake still pending dies with the run that it was for; under the lock, so that
             // a wake posted after this, for the enclosing run, is kept.
             wakeRequested.store(false, ordering: .relaxed)
-            return state.runs.isEmpty
         }
+        let exitedAt = self.now
+        if outermost, let awakeSince = local.awakeSince {
+            counters.add(exitedAt - awakeSince, asleep: false)
+            local.awakeSince = nil
+        }
+        beginStretch(at: exitedAt, place: enclosingPlace)
         // The observers kept for notifications would keep them (and whatever their callbacks
         // hold) alive after they left the loop: kept only while the loop runs.
         if outermost {
@@ -104,7 +114,11 @@ extension Loop {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
             let wait = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
-            let firedTimers = fireDueTimers(in: mode, dueBy: now)
+            let limit = now
+            // A poll ends a stretch of work as a sleep does (a sleep began the next one as it
+            // woke): one stretch is at most one pass's work.
+            if case .polled = wait { beginStretch(at: limit, place: Loop.place(.timers)) }
+            let firedTimers = fireDueTimers(in: mode, dueBy: limit)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
             if handledSources || drainedMainQueue { run.handledSource = true }
@@ -171,6 +185,7 @@ extension Loop {
     private func drainBlocks(in mode: Mode) {
         let limit = blocks.drainLimit()
         guard limit != nil || !local.takenBlocks.isEmpty else { return }
+        publish(.blocks)
         var version = commonModesVersion.load(ordering: .acquiring)
         var modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
         while true {
@@ -229,6 +244,7 @@ extension Loop {
         }
         _ = pruned // Released here, with no lock held.
         guard !ordered.isEmpty else { return false }
+        publish(.version0Sources)
         ordered.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.stamp < $1.stamp }
         var performed = false
         for (source, _) in ordered {
@@ -271,6 +287,7 @@ extension Loop {
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
     private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> WaitOutcome {
+        publish(.beforeWaiting)
         syncDescriptors(for: mode)
         if polls {
             // A poll is a wait that returns at once: it consumes a pending wakeUp.
@@ -351,8 +368,13 @@ extension Loop {
     /// another before the next exact wait. A wait that needs the thread's own slack restores
     /// it, and so does the end of the outermost run.
     private func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
+        // A sleep ends the loop's stretch of work and is counted: these two instants bound it.
+        let sleptAt: ContinuousClock.Instant? = plan.sleeps ? now : nil
+        if let sleptAt { fallAsleep(at: sleptAt) }
+        var readAt = sleptAt
         while true {
-            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
+            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - (readAt ?? now)) } : .zero
+            readAt = nil
             do {
                 _ = try backend.wait(timeout: timeout, into: &local.events)
             } catch {
@@ -363,11 +385,27 @@ extension Loop {
             guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
             if let deadline = plan.deadline, now >= deadline { break }
         }
-        guard plan.sleeps else { return .polled }
+        guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.open()
-        return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
+        let wokeAt = now
+        wake(from: sleptAt, at: wokeAt)
+        return .slept(woken: woken, reachedDeadline: plan.deadline.map { wokeAt >= $0 } ?? false)
+    }
+
+    /// The loop goes to sleep at `instant`: its time awake so far is counted, and the stretch
+    /// of work it was in ends.
+    private func fallAsleep(at instant: ContinuousClock.Instant) {
+        if let awakeSince = local.awakeSince { counters.add(instant - awakeSince, asleep: false) }
+        beginStretch(at: instant, place: 0)
+    }
+
+    /// The loop slept from `sleptAt` and woke at `wokeAt`: a stretch of work begins.
+    private func wake(from sleptAt: ContinuousClock.Instant, at wokeAt: ContinuousClock.Instant) {
+        counters.add(wokeAt - sleptAt, asleep: true)
+        local.awakeSince = wokeAt
+        beginStretch(at: wokeAt, place: Loop.place(.afterWaiting))
     }
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
@@ -386,11 +424,17 @@ extension Loop {
             return step
         }
         guard let step else { return false }
+        publish(.timers)
         var fired = false
+        // The time last read, for each timer's lateness: no clock read of its own.
+        var calledAt = limit
         while let (timer, generation) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
-            if fire(timer, armedAs: generation) { fired = true }
+            if let returnedAt = fire(timer, armedAs: generation, calledAt: calledAt) {
+                fired = true
+                calledAt = returnedAt
+            }
         }
         state.withLock { state in
             _ = state.modes.update(mode) { $0.timerQueue.endStep() }
@@ -399,9 +443,14 @@ extension Loop {
         return fired
     }
 
-    /// - Returns: whether the timer's callback ran.
-    @discardableResult
-    private func fire(_ timer: Timer, armedAs generation: UInt64) -> Bool {
+    /// Fires `timer` if it is still armed as `generation`; `calledAt` is about when its
+    /// callback begins (for the lateness statistics).
+    /// - Returns: when the callback returned, or `nil` when it did not run.
+    private func fire(
+        _ timer: Timer, armedAs generation: UInt64, calledAt: ContinuousClock.Instant
+    )
+        -> ContinuousClock.Instant?
+    {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
                 return nil
@@ -413,9 +462,10 @@ extension Loop {
             timer.generation.add(1, ordering: .acquiringAndReleasing)
             return state.fireInstant
         }
-        guard let served else { return false }
+        guard let served else { return nil }
         // A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
+        counters.countTimerFire(lateness: calledAt - served)
         callingOutToTimer(timer)
         let now = self.now
         let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
@@ -434,15 +484,17 @@ extension Loop {
         if let (instant, tolerance, generation) = rearm {
             requeue(timer, at: instant, tolerance: tolerance, generation: generation)
         }
-        return true
+        return now
     }
 
     /// Handles the version-1 sources whose ports the last wait found ready, by order.
     /// - Returns: whether a source was handled, and whether the dispatch main queue is ready.
     private func handleReadySources(in mode: Mode) -> (handled: Bool, mainQueueReady: Bool) {
         guard !local.events.isEmpty else { return (false, false) }
+        publish(.version1Sources)
         local.readySources.removeAll(keepingCapacity: true)
         var mainQueueReady = false
+        var sourceEvents = 0
         // Another thread may have unregistered a descriptor since the wait: its event is stale.
         backendAccess.withLock { access in
             for event in local.events {
@@ -451,6 +503,7 @@ extension Loop {
                     continue
                 }
                 guard let sources = access.descriptors.sources(for: event.token) else { continue }
+                sourceEvents += 1
                 for source in sources {
                     guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else {
                         continue
@@ -460,6 +513,7 @@ extension Loop {
             }
         }
         local.events.removeAll(keepingCapacity: true)
+        counters.countDescriptorEvents(sourceEvents)
         guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
         if local.readySources.count > 1 {
             local.readySources.sort {
