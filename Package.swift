@@ -9,6 +9,9 @@ let package = Package(
     name: "RunLoopKit",
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+        // A loop's statistics exported through swift-metrics: a product of its own, so that
+        // RunLoopKit itself does not depend on swift-metrics.
+        .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
         .executable(name: "runloopkit-demo", targets: ["Demo"]),
     ],
     traits: [
@@ -21,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -73,6 +77,11 @@ let package = Package(
             ],
             path: "Sources/RunLoopKit"
         ),
+        .target(
+            name: "RunLoopKitMetrics",
+            dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")],
+            path: "Sources/Metrics"
+        ),
         .executableTarget(name: "Demo", dependencies: ["RunLoopKit"], path: "Sources/Demo"),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
@@ -104,6 +113,14 @@ let package = Package(
             ],
             path: "Tests/CoreTests",
             exclude: ["README.md"]
+        ),
+        // RunLoopKitMetrics against swift-metrics' test backend.
+        .testTarget(
+            name: "MetricsTests",
+            dependencies: [
+                "RunLoopKitMetrics", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Tests/MetricsTests"
         ),
     ],
     swiftLanguageModes: [.v6]
