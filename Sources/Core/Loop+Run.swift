@@ -56,16 +56,17 @@ extension Loop {
         }
         guard entered else { return .finished }
 
-        let now = self.now
-        if outermost { local.awakeSince = now }
+        let enteredAt = Nanoseconds.now()
+        if outermost { local.awakeSince = enteredAt }
         // Where the enclosing run is (in a callout, for a nested run; idle for the outermost):
         // it goes on there, in a stretch of its own, when this run returns.
         let enclosingPlace = local.progressPlace
-        beginStretch(at: now, place: Loop.place(.entry))
+        beginStretch(at: enteredAt, place: Loop.place(.entry))
         let isPoll = timeout.map { $0 <= .zero } ?? false
         var run = RunContext(
             mode: mode,
-            deadline: timeout.map { isPoll ? now : now.advanced(bySaturating: $0) },
+            // A poll never sleeps, so it needs no deadline (nor the clock read to make one).
+            deadline: isPoll ? nil : timeout.map { now.advanced(bySaturating: $0) },
             isPoll: isPoll,
             returnAfterSourceHandled: returnAfterSourceHandled
         )
@@ -81,9 +82,9 @@ extension Loop {
             // a wake posted after this, for the enclosing run, is kept.
             wakeRequested.store(false, ordering: .relaxed)
         }
-        let exitedAt = self.now
+        let exitedAt = Nanoseconds.now()
         if outermost, let awakeSince = local.awakeSince {
-            counters.add(exitedAt - awakeSince, asleep: false)
+            counters.add(from: awakeSince, to: exitedAt, asleep: false)
             local.awakeSince = nil
         }
         beginStretch(at: exitedAt, place: enclosingPlace)
@@ -114,11 +115,10 @@ extension Loop {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
             let wait = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
-            let limit = now
             // A poll ends a stretch of work as a sleep does (a sleep began the next one as it
             // woke): one stretch is at most one pass's work.
-            if case .polled = wait { beginStretch(at: limit, place: Loop.place(.timers)) }
-            let firedTimers = fireDueTimers(in: mode, dueBy: limit)
+            if case .polled = wait { beginStretch(place: Loop.place(.afterWaiting)) }
+            let firedTimers = fireDueTimers(in: mode, dueBy: now)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
             if handledSources || drainedMainQueue { run.handledSource = true }
@@ -368,13 +368,11 @@ extension Loop {
     /// another before the next exact wait. A wait that needs the thread's own slack restores
     /// it, and so does the end of the outermost run.
     private func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
-        // A sleep ends the loop's stretch of work and is counted: these two instants bound it.
-        let sleptAt: ContinuousClock.Instant? = plan.sleeps ? now : nil
+        // A sleep ends the loop's stretch of work and is counted: these two times bound it.
+        let sleptAt: Int64? = plan.sleeps ? Nanoseconds.now() : nil
         if let sleptAt { fallAsleep(at: sleptAt) }
-        var readAt = sleptAt
         while true {
-            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - (readAt ?? now)) } : .zero
-            readAt = nil
+            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
             do {
                 _ = try backend.wait(timeout: timeout, into: &local.events)
             } catch {
@@ -389,21 +387,20 @@ extension Loop {
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.open()
-        let wokeAt = now
-        wake(from: sleptAt, at: wokeAt)
-        return .slept(woken: woken, reachedDeadline: plan.deadline.map { wokeAt >= $0 } ?? false)
+        wake(from: sleptAt, at: Nanoseconds.now())
+        return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }
 
-    /// The loop goes to sleep at `instant`: its time awake so far is counted, and the stretch
-    /// of work it was in ends.
-    private func fallAsleep(at instant: ContinuousClock.Instant) {
-        if let awakeSince = local.awakeSince { counters.add(instant - awakeSince, asleep: false) }
-        beginStretch(at: instant, place: 0)
+    /// The loop goes to sleep at `time`: its time awake so far is counted, and the stretch of
+    /// work it was in ends.
+    private func fallAsleep(at time: Int64) {
+        if let awakeSince = local.awakeSince { counters.add(from: awakeSince, to: time, asleep: false) }
+        beginStretch(at: time, place: 0)
     }
 
     /// The loop slept from `sleptAt` and woke at `wokeAt`: a stretch of work begins.
-    private func wake(from sleptAt: ContinuousClock.Instant, at wokeAt: ContinuousClock.Instant) {
-        counters.add(wokeAt - sleptAt, asleep: true)
+    private func wake(from sleptAt: Int64, at wokeAt: Int64) {
+        counters.add(from: sleptAt, to: wokeAt, asleep: true)
         local.awakeSince = wokeAt
         beginStretch(at: wokeAt, place: Loop.place(.afterWaiting))
     }

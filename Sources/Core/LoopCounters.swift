@@ -78,10 +78,10 @@ final class LoopCounters: Sendable {
 
     func countDescriptorEvents(_ count: Int) { bump(descriptorEvents, by: UInt64(count)) }
 
-    /// Adds a stretch of time asleep (`asleep`) or awake; a negative one (a clock that went
-    /// back, which only a test's virtual clock does) counts as none.
-    func add(_ duration: Duration, asleep: Bool) {
-        let nanoseconds = UInt64(max(0, Nanoseconds.of(duration)))
+    /// Adds the time from `start` to `end` (``Nanoseconds/now()``) to the time asleep
+    /// (`asleep`) or awake.
+    func add(from start: Int64, to end: Int64, asleep: Bool) {
+        let nanoseconds = UInt64(max(0, end &- start))
         if asleep { bump(self.asleep, by: nanoseconds) } else { bump(awake, by: nanoseconds) }
     }
 

@@ -6,9 +6,9 @@ import Synchronization
 /// The loop's work is cut into *stretches*: one begins when a run starts, after every wait (a
 /// sleep or a poll) and when a nested run returns, and the loop going to sleep or leaving its
 /// outermost run begins an idle one. A stretch that lasts longer than a monitor's threshold is
-/// a stall. Stretches are cut at instants the loop reads anyway (to serve timers and deadlines,
-/// and to count time asleep), so publishing costs a pass no clock read: a few plain stores,
-/// and while a monitor watches, one conversion of an instant to nanoseconds per stretch.
+/// a stall. Where a stretch is cut the loop has read the clock anyway (to count its time awake
+/// and asleep), except after a poll: there it reads the clock only while a monitor watches.
+/// Unwatched, publishing costs a few plain stores per pass.
 ///
 /// ``word`` says which stretch and where in it the loop is:
 ///
@@ -24,7 +24,7 @@ import Synchronization
 /// shorter than it is, never longer.
 final class LoopProgress: Sendable {
     let word = Atomic<UInt64>(0)
-    /// When the stretch began, in ``Nanoseconds`` on the loop's clock.
+    /// When the stretch began, in ``Nanoseconds/now()``.
     let since = Atomic<Int64>(0)
     /// How many stall monitors watch the loop: with none, the loop publishes no times.
     let monitors = Atomic<Int>(0)
@@ -55,11 +55,12 @@ extension Loop {
         (phase?.rawValue ?? 0) | (callout.map { $0.rawValue << 4 } ?? 0)
     }
 
-    /// Begins a stretch of work at `instant`, at `place` (0: idle). On the loop's thread.
-    func beginStretch(at instant: ContinuousClock.Instant, place: UInt8) {
+    /// Begins a stretch of work at `place` (0: idle), at `time` (``Nanoseconds/now()``, when
+    /// the caller has read it). On the loop's thread.
+    func beginStretch(at time: Int64? = nil, place: UInt8) {
         var stamp = ((local.progressStamp >> 8) &+ 1) << 8
         if progress.monitors.load(ordering: .relaxed) > 0 {
-            progress.since.store(Nanoseconds.of(instant), ordering: .relaxed)
+            progress.since.store(time ?? Nanoseconds.now(), ordering: .relaxed)
             stamp |= LoopProgress.stampedBit
         }
         local.progressStamp = stamp

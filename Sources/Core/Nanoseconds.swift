@@ -1,15 +1,20 @@
-/// Instants and durations as whole nanoseconds: what the statistics' counters and the words a
-/// loop publishes for stall monitors hold (an atomic holds an integer, not a `Duration`).
-///
-/// Through `Duration.attoseconds`, not `Duration.components`: this runs on every pass of a
-/// monitored loop and every sleep, and `components` costs a second 128-bit division.
-enum Nanoseconds {
-    /// Any fixed instant does; a recent one keeps the values small.
-    private static let origin = ContinuousClock.now
+import Glibc
 
-    /// `instant` as nanoseconds since a fixed origin of this process (negative before it).
-    static func of(_ instant: ContinuousClock.Instant) -> Int64 {
-        of(instant - origin)
+/// Time as whole nanoseconds: what the statistics' counters and the words a loop publishes for
+/// stall monitors hold (an atomic holds an integer, not a `Duration`).
+enum Nanoseconds {
+    /// The time now on the clock `ContinuousClock` reads (`CLOCK_BOOTTIME`: it goes on while
+    /// the machine is suspended), in nanoseconds.
+    ///
+    /// Read directly rather than through `ContinuousClock.now`: an instant of that clock is a
+    /// resilient type, which a loop's pass cannot keep or subtract without calls through its
+    /// value witnesses, and converting one to an integer costs a 128-bit division. Statistics
+    /// and stall monitors therefore measure real time even on a loop that Core's tests give a
+    /// virtual clock (``LoopClock``).
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
     }
 
     /// `duration` in whole nanoseconds, truncated toward zero; saturating past 292 years.

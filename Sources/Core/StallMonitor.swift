@@ -24,8 +24,8 @@ import Synchronization
 ///
 /// The loop is never blocked and never waits for the monitor: it publishes what it is doing
 /// in two atomic words that the monitor reads (a few plain stores per pass, which a loop makes
-/// whether it is watched or not; a watched loop also converts the instants it reads anyway to
-/// nanoseconds, once per stretch). Any number of monitors may watch one loop, from any thread.
+/// whether it is watched or not; a watched loop also reads the clock after each poll). Any
+/// number of monitors may watch one loop, from any thread.
 ///
 /// `handler` runs on the monitor's thread, never on the loop's; while it runs, the monitor does
 /// not look. ``stop()`` (or releasing the monitor) ends the thread and waits for it, so a
@@ -51,7 +51,7 @@ public final class StallMonitor: Sendable {
                 argument: "threshold", value: "\(threshold)", reason: "a stall threshold must be positive")
         }
         self.threshold = threshold
-        let watch = StallWatch(progress: loop.progress, clock: loop.clock, threshold: threshold, handler: handler)
+        let watch = StallWatch(progress: loop.progress, threshold: threshold, handler: handler)
         self.watch = watch
         // Counted before the thread starts: stretches begun from now on carry their start time.
         loop.progress.monitors.add(1, ordering: .relaxed)
@@ -88,7 +88,6 @@ public final class StallMonitor: Sendable {
 /// that releasing the monitor stops it).
 private final class StallWatch: Sendable {
     let progress: LoopProgress
-    let clock: LoopClock
     let threshold: Duration
     let interval: DispatchTimeInterval
     let handler: @Sendable (StallMonitor.Report) -> Void
@@ -100,11 +99,10 @@ private final class StallWatch: Sendable {
     let looks = Atomic<Int>(0)
 
     init(
-        progress: LoopProgress, clock: LoopClock, threshold: Duration,
+        progress: LoopProgress, threshold: Duration,
         handler: @escaping @Sendable (StallMonitor.Report) -> Void
     ) {
         self.progress = progress
-        self.clock = clock
         self.threshold = threshold
         self.interval = .nanoseconds(Int(max(100_000, Nanoseconds.of(threshold / 2))))
         self.handler = handler
@@ -118,7 +116,7 @@ private final class StallWatch: Sendable {
             guard !stopping.load(ordering: .acquiring) else { return }
             let word = progress.word.load(ordering: .acquiring)
             let since = progress.since.load(ordering: .relaxed)
-            let now = Nanoseconds.of(clock.now())
+            let now = Nanoseconds.now()
             for report in tracker.observe(word: word, since: since, now: now) {
                 guard !stopping.load(ordering: .acquiring) else { return }
                 handler(report)

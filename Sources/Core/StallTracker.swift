@@ -26,7 +26,7 @@ package struct StallTracker {
     }
 
     /// One look: the loop's ``LoopProgress/word`` and ``LoopProgress/since`` (read in that
-    /// order) and the time now, all in ``Nanoseconds`` on the loop's clock.
+    /// order) and the time now, all in ``Nanoseconds/now()``.
     package mutating func observe(word: UInt64, since: Int64, now: Int64) -> [StallMonitor.Report] {
         let reading = LoopProgress.Reading(word)
         var reports: [StallMonitor.Report] = []

@@ -26,9 +26,9 @@ final class ThreadLocalState: @unchecked Sendable {
     /// is: the two halves of ``LoopProgress/word`` as this thread last published it.
     var progressStamp: UInt64 = 0
     var progressPlace: UInt8 = 0
-    /// Since when the loop has been awake in its outermost run (`nil`: not running), for the
-    /// statistics' time awake.
-    var awakeSince: ContinuousClock.Instant?
+    /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
+    /// not running), for the statistics' time awake.
+    var awakeSince: Int64?
 
     init() {
         events.reserveCapacity(64)
