@@ -12,6 +12,9 @@ let package = Package(
         // Checks a backend against the `Backend` protocol's contract; for a third-party
         // backend's tests. `RunLoopKit` does not depend on it.
         .library(name: "RunLoopKitBackendConformance", targets: ["RunLoopKitBackendConformance"]),
+        // A loop's statistics exported through swift-metrics: a product of its own, so that
+        // RunLoopKit itself does not depend on swift-metrics.
+        .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -26,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         // Builds the DocC catalogs: `swift package generate-documentation` (scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -86,6 +90,11 @@ let package = Package(
             dependencies: ["RunLoopCore"],
             path: "Sources/BackendConformance"
         ),
+        .target(
+            name: "RunLoopKitMetrics",
+            dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")],
+            path: "Sources/Metrics"
+        ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
@@ -138,6 +147,14 @@ let package = Package(
             ],
             path: "Tests/CoreTests",
             exclude: ["README.md"]
+        ),
+        // RunLoopKitMetrics against swift-metrics' test backend.
+        .testTarget(
+            name: "MetricsTests",
+            dependencies: [
+                "RunLoopKitMetrics", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Tests/MetricsTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "delayed-perform", targets: ["DelayedPerform"]),
         .executable(name: "echo-server", targets: ["EchoServer"]),
         .executable(name: "main-loop-tool", targets: ["MainLoopTool"]),
+        .executable(name: "stall-monitor", targets: ["StallMonitor"]),
         .executable(name: "tour", targets: ["Tour"]),
     ],
     traits: [
@@ -51,6 +52,7 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-availability-checking"])]
         ),
+        .executableTarget(name: "StallMonitor", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -127,6 +127,18 @@ final class BlockQueue: Sendable {
         }
     }
 
+    /// How many queued blocks run in `mode`, given whether it is common (for a loop's
+    /// description; blocks a drain has already taken are not counted).
+    func queuedCount(runningIn mode: Loop.Mode, modeIsCommon: Bool) -> Int {
+        guard count.load(ordering: .acquiring) > 0 else { return 0 }
+        return queue.withLock { queue in
+            queue.entries.lazy.filter { $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }.count
+        }
+    }
+
+    /// How many blocks are queued, for whatever modes.
+    var queuedCount: Int { count.load(ordering: .acquiring) }
+
     /// Refuses further blocks and returns what was queued, to be released by the caller
     /// without running (the loop is being torn down).
     func close() -> [PendingBlock] {

@@ -35,7 +35,13 @@ extension Loop {
     }
 }
 
-@inline(never)
-private func callingOutToMainQueue() {
-    _dispatch_main_queue_callback_4CF(nil)
+extension Loop {
+    /// A trampoline like those in Callouts.swift, here to keep the dispatch SPI in this file.
+    @inline(never)
+    private func callingOutToMainQueue() {
+        counters.count(.mainQueue)
+        publishPlace(Loop.place(.mainQueue, .mainQueue))
+        _dispatch_main_queue_callback_4CF(nil)
+        publish(.mainQueue)
+    }
 }

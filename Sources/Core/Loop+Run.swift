@@ -46,21 +46,27 @@ extension Loop {
             return .finished
         }
         bindMainQueueIfMain()
-        let entered: Bool = state.withLock { state in
-            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return false }
+        let (entered, outermost): (Bool, Bool) = state.withLock { state in
+            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return (false, false) }
             state.runs.append(RunRecord(mode: mode))
             // A run starts with no wake pending. Cleared under the lock that `wakeUp()`
             // decides under: a wake posted once this run is recorded is this run's, and kept.
             wakeRequested.store(false, ordering: .relaxed)
-            return true
+            return (true, state.runs.count == 1)
         }
         guard entered else { return .finished }
 
-        let now = self.now
+        let enteredAt = Nanoseconds.now()
+        if outermost { local.awakeSince = enteredAt }
+        // Where the enclosing run is (in a callout, for a nested run; idle for the outermost):
+        // it goes on there, in a stretch of its own, when this run returns.
+        let enclosingPlace = local.progressPlace
+        beginStretch(at: enteredAt, place: Loop.place(.entry))
         let isPoll = timeout.map { $0 <= .zero } ?? false
         var run = RunContext(
             mode: mode,
-            deadline: timeout.map { isPoll ? now : now.advanced(bySaturating: $0) },
+            // A poll never sleeps, so it needs no deadline (nor the clock read to make one).
+            deadline: isPoll ? nil : timeout.map { now.advanced(bySaturating: $0) },
             isPoll: isPoll,
             returnAfterSourceHandled: returnAfterSourceHandled
         )
@@ -70,13 +76,18 @@ extension Loop {
             result = pass(&run)
         }
         notifyObservers(.exit, in: mode)
-        let outermost = state.withLock { state in
+        state.withLock { state in
             state.runs.removeLast()
             // A wake still pending dies with the run that it was for; under the lock, so that
             // a wake posted after this, for the enclosing run, is kept.
             wakeRequested.store(false, ordering: .relaxed)
-            return state.runs.isEmpty
         }
+        let exitedAt = Nanoseconds.now()
+        if outermost, let awakeSince = local.awakeSince {
+            counters.add(from: awakeSince, to: exitedAt, asleep: false)
+            local.awakeSince = nil
+        }
+        beginStretch(at: exitedAt, place: enclosingPlace)
         // The observers kept for notifications would keep them (and whatever their callbacks
         // hold) alive after they left the loop: kept only while the loop runs.
         if outermost {
@@ -104,6 +115,9 @@ extension Loop {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
             let wait = waitForWork(in: mode, polls: polls, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
+            // A poll ends a stretch of work as a sleep does (a sleep began the next one as it
+            // woke): one stretch is at most one pass's work.
+            if case .polled = wait { beginStretch(place: Loop.place(.afterWaiting)) }
             let firedTimers = fireDueTimers(in: mode, dueBy: now)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
@@ -171,6 +185,7 @@ extension Loop {
     private func drainBlocks(in mode: Mode) {
         let limit = blocks.drainLimit()
         guard limit != nil || !local.takenBlocks.isEmpty else { return }
+        publish(.blocks)
         var version = commonModesVersion.load(ordering: .acquiring)
         var modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
         while true {
@@ -229,6 +244,7 @@ extension Loop {
         }
         _ = pruned // Released here, with no lock held.
         guard !ordered.isEmpty else { return false }
+        publish(.version0Sources)
         ordered.sort { $0.source.order != $1.source.order ? $0.source.order < $1.source.order : $0.stamp < $1.stamp }
         var performed = false
         for (source, _) in ordered {
@@ -271,6 +287,7 @@ extension Loop {
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
     private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> WaitOutcome {
+        publish(.beforeWaiting)
         syncDescriptors(for: mode)
         if polls {
             // A poll is a wait that returns at once: it consumes a pending wakeUp.
@@ -351,6 +368,9 @@ extension Loop {
     /// another before the next exact wait. A wait that needs the thread's own slack restores
     /// it, and so does the end of the outermost run.
     private func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
+        // A sleep ends the loop's stretch of work and is counted: these two times bound it.
+        let sleptAt: Int64? = plan.sleeps ? Nanoseconds.now() : nil
+        if let sleptAt { fallAsleep(at: sleptAt) }
         while true {
             let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
             do {
@@ -363,11 +383,26 @@ extension Loop {
             guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
             if let deadline = plan.deadline, now >= deadline { break }
         }
-        guard plan.sleeps else { return .polled }
+        guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.open()
+        wake(from: sleptAt, at: Nanoseconds.now())
         return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
+    }
+
+    /// The loop goes to sleep at `time`: its time awake so far is counted, and the stretch of
+    /// work it was in ends.
+    private func fallAsleep(at time: Int64) {
+        if let awakeSince = local.awakeSince { counters.add(from: awakeSince, to: time, asleep: false) }
+        beginStretch(at: time, place: 0)
+    }
+
+    /// The loop slept from `sleptAt` and woke at `wokeAt`: a stretch of work begins.
+    private func wake(from sleptAt: Int64, at wokeAt: Int64) {
+        counters.add(from: sleptAt, to: wokeAt, asleep: true)
+        local.awakeSince = wokeAt
+        beginStretch(at: wokeAt, place: Loop.place(.afterWaiting))
     }
 
     /// Fires the timers of `mode` due by `limit`, in instant order, then order, then age.
@@ -386,11 +421,17 @@ extension Loop {
             return step
         }
         guard let step else { return false }
+        publish(.timers)
         var fired = false
+        // The time last read, for each timer's lateness: no clock read of its own.
+        var calledAt = limit
         while let (timer, generation) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
-            if fire(timer, armedAs: generation) { fired = true }
+            if let returnedAt = fire(timer, armedAs: generation, calledAt: calledAt) {
+                fired = true
+                calledAt = returnedAt
+            }
         }
         state.withLock { state in
             _ = state.modes.update(mode) { $0.timerQueue.endStep() }
@@ -399,9 +440,14 @@ extension Loop {
         return fired
     }
 
-    /// - Returns: whether the timer's callback ran.
-    @discardableResult
-    private func fire(_ timer: Timer, armedAs generation: UInt64) -> Bool {
+    /// Fires `timer` if it is still armed as `generation`; `calledAt` is about when its
+    /// callback begins (for the lateness statistics).
+    /// - Returns: when the callback returned, or `nil` when it did not run.
+    private func fire(
+        _ timer: Timer, armedAs generation: UInt64, calledAt: ContinuousClock.Instant
+    )
+        -> ContinuousClock.Instant?
+    {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
                 return nil
@@ -413,9 +459,10 @@ extension Loop {
             timer.generation.add(1, ordering: .acquiringAndReleasing)
             return state.fireInstant
         }
-        guard let served else { return false }
+        guard let served else { return nil }
         // A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
+        counters.countTimerFire(lateness: calledAt - served)
         callingOutToTimer(timer)
         let now = self.now
         let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
@@ -434,15 +481,17 @@ extension Loop {
         if let (instant, tolerance, generation) = rearm {
             requeue(timer, at: instant, tolerance: tolerance, generation: generation)
         }
-        return true
+        return now
     }
 
     /// Handles the version-1 sources whose ports the last wait found ready, by order.
     /// - Returns: whether a source was handled, and whether the dispatch main queue is ready.
     private func handleReadySources(in mode: Mode) -> (handled: Bool, mainQueueReady: Bool) {
         guard !local.events.isEmpty else { return (false, false) }
+        publish(.version1Sources)
         local.readySources.removeAll(keepingCapacity: true)
         var mainQueueReady = false
+        var sourceEvents = 0
         // Another thread may have unregistered a descriptor since the wait: its event is stale.
         backendAccess.withLock { access in
             for event in local.events {
@@ -451,6 +500,7 @@ extension Loop {
                     continue
                 }
                 guard let sources = access.descriptors.sources(for: event.token) else { continue }
+                sourceEvents += 1
                 for source in sources {
                     guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else {
                         continue
@@ -460,6 +510,7 @@ extension Loop {
             }
         }
         local.events.removeAll(keepingCapacity: true)
+        counters.countDescriptorEvents(sourceEvents)
         guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
         if local.readySources.count > 1 {
             local.readySources.sort {

@@ -16,8 +16,8 @@ extension Loop {
             case signalled(perform: @Sendable () -> Void)
             case descriptor(Int32, Interest, handler: @Sendable (Readiness) -> Void)
             /// `deliver` hands the port's messages to the handler while the source it is given
-            /// stays valid.
-            case port(Int32, deliver: @Sendable (Source) -> Void, port: any Sendable)
+            /// stays valid, and returns how many it handed.
+            case port(Int32, deliver: @Sendable (Source) -> Int, port: any Sendable)
         }
 
         /// A `schedule` (joined) or `cancel` callout still to be made.
@@ -142,8 +142,13 @@ extension Loop {
                 port.eventDescriptor,
                 deliver: { source in
                     var messages = port.receiveAll()
-                    while source.isValid, let message = messages.popFirst() { handler(message) }
+                    var delivered = 0
+                    while source.isValid, let message = messages.popFirst() {
+                        handler(message)
+                        delivered += 1
+                    }
                     if !messages.isEmpty { port.putBack(messages) }
+                    return delivered
                 }, port: port)
             self.order = order
             self.scheduleCallback = nil

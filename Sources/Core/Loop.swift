@@ -23,6 +23,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Touched only on the loop's own thread.
     let local = ThreadLocalState()
     let counters = LoopCounters()
+    /// What the loop is doing now, for stall monitors.
+    let progress = LoopProgress()
     /// Where the loop reads the time.
     let clock: LoopClock
     /// Bumped whenever a mode is made common: a drain re-reads the common modes then.

@@ -55,4 +55,7 @@ package struct PThread: Sendable {
     package func detach() {
         pthread_detach(handle)
     }
+
+    /// Whether this is the calling thread (which must not join itself).
+    package var isCurrent: Bool { pthread_equal(handle, pthread_self()) != 0 }
 }

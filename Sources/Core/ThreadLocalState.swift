@@ -22,6 +22,13 @@ final class ThreadLocalState: @unchecked Sendable {
     /// descriptor when it watches that too: only this thread changes them.
     var registeredMode: Loop.Mode?
     var registeredMainQueue: Int32?
+    /// The number and flags of the stretch of work the loop is in, and where in it the loop
+    /// is: the two halves of ``LoopProgress/word`` as this thread last published it.
+    var progressStamp: UInt64 = 0
+    var progressPlace: UInt8 = 0
+    /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
+    /// not running), for the statistics' time awake.
+    var awakeSince: Int64?
 
     init() {
         events.reserveCapacity(64)

@@ -11,6 +11,8 @@ import Synchronization
 //
 // - passes: 10,000 runs of `run(mode, timeout: .zero)` on a mode with one version-0 source,
 //   one timer and one observer of every activity: no allocation at all.
+// - passes, watched: the same while a stall monitor watches the loop (its thread counted too,
+//   but it looks only every half hour): none either.
 // - signals: 10,000 times `signal()` on that source and a pass that performs it: none.
 // - blocks: 10,000 blocks posted with `perform { }` and drained: at most the block's own
 //   closure context each.
@@ -73,6 +75,13 @@ func measure(_ backend: BackendKind) throws {
     check(
         backend, "passes", allocations { for _ in 0..<passes { _ = loop.run(mode, timeout: .zero) } }, per: passes,
         allowed: 0)
+
+    let monitor = try StallMonitor(loop: loop, threshold: .seconds(3600)) { _ in }
+    for _ in 0..<1_000 { _ = loop.run(mode, timeout: .zero) }
+    check(
+        backend, "passes, watched",
+        allocations { for _ in 0..<passes { _ = loop.run(mode, timeout: .zero) } }, per: passes, allowed: 0)
+    monitor.stop()
 
     // A signalled source performed: the signal and the pass that performs it.
     for _ in 0..<1_000 {

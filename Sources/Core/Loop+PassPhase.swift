@@ -1,0 +1,58 @@
+extension Loop {
+    /// The step of a pass a loop is in, as a ``StallMonitor`` reports it.
+    ///
+    /// Waiting is not a phase: a loop asleep in its backend is never stalled.
+    public enum PassPhase: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// A run is starting: its ``Activity/entry`` observers.
+        case entry = 1
+        /// The ``Activity/beforeTimers`` observers.
+        case beforeTimers
+        /// The ``Activity/beforeSources`` observers.
+        case beforeSources
+        /// Running blocks queued by ``Loop/perform(_:)``.
+        case blocks
+        /// Performing signalled version-0 sources.
+        case version0Sources
+        /// Getting ready to wait: registering descriptors, deciding how long to sleep, and the
+        /// ``Activity/beforeWaiting`` observers.
+        case beforeWaiting
+        /// Just after a wait (a sleep or a poll): the ``Activity/afterWaiting`` observers.
+        case afterWaiting
+        /// Firing due timers.
+        case timers
+        /// Handling ready version-1 sources (descriptors and ports).
+        case version1Sources
+        /// Draining `DispatchQueue.main` (the main loop only).
+        case mainQueue
+        /// A run is ending: its ``Activity/exit`` observers.
+        case exit
+
+        public var description: String {
+            switch self {
+            case .entry: "entry"
+            case .beforeTimers: "beforeTimers"
+            case .beforeSources: "beforeSources"
+            case .blocks: "blocks"
+            case .version0Sources: "version0Sources"
+            case .beforeWaiting: "beforeWaiting"
+            case .afterWaiting: "afterWaiting"
+            case .timers: "timers"
+            case .version1Sources: "version1Sources"
+            case .mainQueue: "mainQueue"
+            case .exit: "exit"
+            }
+        }
+
+        /// The phase in which observers of `activity` are called.
+        init(notifying activity: Activity) {
+            switch activity {
+            case .entry: self = .entry
+            case .beforeTimers: self = .beforeTimers
+            case .beforeSources: self = .beforeSources
+            case .beforeWaiting: self = .beforeWaiting
+            case .afterWaiting: self = .afterWaiting
+            default: self = .exit
+            }
+        }
+    }
+}
