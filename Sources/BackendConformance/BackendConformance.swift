@@ -20,12 +20,12 @@ import RunLoopCore
 /// }
 /// ```
 ///
-/// The checks wait for events with a generous deadline (``defaultDeadline``) rather than
+/// The checks wait for events with a generous deadline (`defaultDeadline`) rather than
 /// measure time, so they pass on a loaded machine; a broken backend fails them (a lost wake,
 /// say, after the deadline). The kit imports neither Testing nor XCTest.
 public enum BackendConformance {
-    /// Every check: the backend contract (``backendChecks``), then loops on the backend
-    /// (``loopChecks``).
+    /// Every check: the backend contract (`backendChecks`), then loops on the backend
+    /// (`loopChecks`).
     public static var checks: [Check] { backendChecks + loopChecks }
 
     /// The checks of the `Backend` protocol's contract, each on a backend of its own, called

@@ -3,8 +3,8 @@ import RunLoopCore
 extension BackendConformance {
     /// One named check of a backend.
     ///
-    /// A value: pass it around, list it, run it as often as you like. Its ``name`` is stable
-    /// and unique among ``BackendConformance/checks`` (it is also its ``id``), so a test
+    /// A value: pass it around, list it, run it as often as you like. Its `name` is stable
+    /// and unique among ``BackendConformance/checks`` (it is also its `id`), so a test
     /// framework can name and select test cases by it.
     public struct Check: Sendable, Identifiable, CustomStringConvertible {
         /// What the check verifies, as a sentence.
@@ -16,9 +16,9 @@ extension BackendConformance {
             self.body = body
         }
 
-        /// The ``name``.
+        /// The `name`.
         public var id: String { name }
-        /// The ``name``.
+        /// The `name`.
         public var description: String { name }
 
         /// Runs the check against backends made by `factory`, on a thread of its own, and

@@ -9,9 +9,9 @@ import RunLoopCore
 /// bounded by a one-shot timer event; descriptor callbacks only collect `ReadyEvent`s, which
 /// the wait returns to Core (hang-ups and errors completed by `ReadyCollector`). Timeouts
 /// are rounded up to libevent's microseconds. Code that wants its own libevent events on the loop reaches the
-/// base through ``eventBase`` or `Loop.withEventBase(_:)`.
+/// base through `eventBase` or `Loop.withEventBase(_:)`.
 ///
-/// Used on its loop's thread only, except for ``waker``.
+/// Used on its loop's thread only, except for `waker`.
 public final class LibeventBackend: Backend {
     /// Always `BackendKind.libevent`.
     public let kind: BackendKind = .libevent

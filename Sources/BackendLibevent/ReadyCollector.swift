@@ -9,7 +9,7 @@ import RunLoopCore
 /// by the event's interest: a pipe whose writer closed reaches a readable interest as plain
 /// `EV_READ`, indistinguishable from data. Only `EPOLLRDHUP` survives, as `EV_CLOSED`. So after
 /// a wait that reported descriptors, one zero-timeout `poll` over exactly those descriptors
-/// (no syscall when none are ready) recovers ``Readiness/hangup`` and ``Readiness/error``, as
+/// (no syscall when none are ready) recovers `Readiness/hangup` and `Readiness/error`, as
 /// the epoll backend reports them.
 final class ReadyCollector {
     /// The wait lends the caller's buffer here while libevent runs the callbacks.
@@ -60,7 +60,7 @@ final class ReadyCollector {
         }
     }
 
-    /// What libevent reported, as ``Readiness``: `EV_CLOSED` (EPOLLRDHUP) is a hang-up.
+    /// What libevent reported, as `Readiness`: `EV_CLOSED` (EPOLLRDHUP) is a hang-up.
     private static func readiness(of what: Int16) -> Readiness {
         var readiness: Readiness = []
         if what & Int16(EV_READ) != 0 { readiness.insert(.readable) }

@@ -13,7 +13,7 @@ import RunLoopCore
 /// that raced with the unregister, the `-ECANCELED`, the cancellation's own — is dropped and
 /// never delivered.
 ///
-/// Created on any thread; used (except for its ``waker``) on one thread at a time. Requires
+/// Created on any thread; used (except for its `waker`) on one thread at a time. Requires
 /// Linux 5.18 (`IORING_OP_MSG_RING`).
 public final class URingBackend: Backend {
     /// Always `BackendKind.uring`.

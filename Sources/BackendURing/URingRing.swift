@@ -17,7 +17,7 @@ final class URingRing {
 
     /// Creates a ring, trying `flags` first and then no flags on kernels that predate them.
     ///
-    /// - Throws: ``SystemError`` for `io_uring_setup` with the errno liburing reported.
+    /// - Throws: `SystemError` for `io_uring_setup` with the errno liburing reported.
     init(entries: UInt32, completionEntries: UInt32, flags: UInt32) throws(SystemError) {
         // Set up in a local: `self.ring` is assigned only on success, so a failed init never
         // runs `deinit` (which would exit and free a ring that was never set up).

@@ -34,7 +34,7 @@ extension URingBackend {
     /// Refuses a kernel without the operations this backend is built on: poll requests
     /// (Linux 5.1) and `IORING_OP_MSG_RING` for the waker (Linux 5.18).
     ///
-    /// - Throws: ``BackendError/unavailable(_:_:)`` with ``Unavailability/kernelTooOld(_:)``.
+    /// - Throws: `BackendError/unavailable(_:_:)` with `Unavailability/kernelTooOld(_:)`.
     static func requireOperations(of ring: URingRing) throws(BackendError) {
         let needed: [(io_uring_op, String)] = [
             (IORING_OP_POLL_ADD, "IORING_OP_POLL_ADD"),

@@ -27,7 +27,7 @@ final class URingWaker: BackendWaker {
     private let pending = Atomic<Bool>(false)
     private let sender: Lock<Sender>
 
-    /// - Throws: ``SystemError`` when the sender ring cannot be created.
+    /// - Throws: `SystemError` when the sender ring cannot be created.
     init(target: Int32) throws(SystemError) {
         sender = Lock(Sender(ring: try URingRing(entries: 2, completionEntries: 4, flags: 0), target: target))
     }

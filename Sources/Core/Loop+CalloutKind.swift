@@ -17,6 +17,7 @@ extension Loop {
         /// A drain of `DispatchQueue.main` (the main loop only): the blocks queued on it.
         case mainQueue
 
+        /// The kind in words, as reports and the debug description print it.
         public var description: String {
             switch self {
             case .observer: "observer"

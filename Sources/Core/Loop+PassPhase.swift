@@ -27,6 +27,7 @@ extension Loop {
         /// A run is ending: its ``Activity/exit`` observers.
         case exit
 
+        /// The phase in words, as reports and the debug description print it.
         public var description: String {
             switch self {
             case .entry: "entry"

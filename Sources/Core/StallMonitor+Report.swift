@@ -9,6 +9,7 @@ extension StallMonitor {
             /// left its run.
             case ended
 
+            /// `began` or `ended`.
             public var description: String {
                 switch self {
                 case .began: "began"
@@ -37,6 +38,7 @@ extension StallMonitor {
             self.duration = duration
         }
 
+        /// The report in one line: the event, how long, and where the loop was.
         public var description: String {
             let place = callout.map { "a \($0) callout (phase \(phase))" } ?? "phase \(phase)"
             switch event {

@@ -11,11 +11,11 @@ import RunLoopLibevent
 #endif
 
 extension BackendKind {
-    /// How to create a backend of this kind, for the built-in kinds (``allCases``).
+    /// How to create a backend of this kind, for the built-in kinds (`allCases`).
     ///
     /// A third-party kind has no factory here (RunLoopKit cannot make its backend): asking
     /// for one is a programming error and traps with a message. Use the backend's own
-    /// ``BackendFactory`` instead.
+    /// `BackendFactory` instead.
     public var factory: BackendFactory {
         guard let factory = builtInFactory else {
             preconditionFailure("BackendKind.factory: \(BackendError.notBuiltIn(self))")
@@ -39,7 +39,7 @@ extension BackendKind {
         }
     }
 
-    /// The factory of a built-in kind, or ``BackendError/notBuiltIn(_:)``.
+    /// The factory of a built-in kind, or `BackendError/notBuiltIn(_:)`.
     func requireFactory() throws(BackendError) -> BackendFactory {
         guard let factory = builtInFactory else { throw .notBuiltIn(self) }
         return factory
@@ -49,8 +49,8 @@ extension BackendKind {
 extension Loop {
     /// The calling thread's loop, created on first use with the build's default backend.
     ///
-    /// On the main thread this is ``main``. Traps with a message if the default backend
-    /// cannot start; use ``current(backend:)`` to handle that as an error.
+    /// On the main thread this is `main`. Traps with a message if the default backend
+    /// cannot start; use `current(backend:)` to handle that as an error.
     public static var current: Loop {
         do {
             if let loop = currentIfCreated { return loop }

@@ -29,12 +29,12 @@ import RunLoopCore
 ///   `-Xfrontend -disable-availability-checking` (in SwiftPM:
 ///   `swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-availability-checking"])]` on the
 ///   executable target). Without the flag the program silently keeps Dispatch's main executor
-///   — ``isInstalled`` tells, and a program can check it first thing. The trade-offs: the
+///   — `isInstalled` tells, and a program can check it first thing. The trade-offs: the
 ///   flag turns off every availability diagnostic in that module, and SwiftPM refuses a
 ///   product whose targets use unsafe flags when a package depends on it by version (a path,
 ///   branch or revision dependency, and the root package, are accepted).
 ///
-/// - **A synchronous `main`** that calls ``install()`` before anything uses the main actor,
+/// - **A synchronous `main`** that calls `install()` before anything uses the main actor,
 ///   then runs its async code on the main loop with `Loop.run(_:_:)`:
 ///
 ///   ```swift
@@ -45,7 +45,7 @@ import RunLoopCore
 ///   }
 ///   ```
 ///
-///   No flag is needed and no SPI import: ``install()`` calls the runtime's
+///   No flag is needed and no SPI import: `install()` calls the runtime's
 ///   `_createExecutors(factory:)` (an `ExperimentalCustomExecutors` SPI) for you; calling it
 ///   directly, with `@_spi(ExperimentalCustomExecutors) import _Concurrency`, is the same.
 ///
@@ -65,7 +65,7 @@ public enum LoopExecutorFactory {
     }
 
     /// Whether the main actor's executor is the main loop: the factory was installed, by
-    /// ``install()`` or by the compiler for an async `main`. Safe from any thread.
+    /// `install()` or by the compiler for an async `main`. Safe from any thread.
     ///
     /// False in a program that named the factory but was built without
     /// `-Xfrontend -disable-availability-checking`: check it to catch that.

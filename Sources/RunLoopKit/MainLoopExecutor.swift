@@ -8,14 +8,14 @@ import Synchronization
 /// The main actor's executor once ``LoopExecutorFactory`` is installed: its jobs run on the
 /// main thread, in the main loop's common modes, in the order enqueued.
 ///
-/// It resolves `Loop.main` at each use, so the first job (or the runtime's call to ``run()``)
+/// It resolves `Loop.main` at each use, so the first job (or the runtime's call to `run()`)
 /// creates the main loop only if the program did not create it first: a `main` may choose its
 /// backend with `Loop.current(backend:)` as its first statement.
 final class MainLoopExecutor: MainExecutor {
     /// The one instance: the main actor has one executor.
     static let shared = MainLoopExecutor()
 
-    /// One entry per active ``runUntil(_:)``, innermost last.
+    /// One entry per active `runUntil(_:)`, innermost last.
     private let runs = Lock<[ExecutorRun]>([])
 
     private init() {}
@@ -29,7 +29,7 @@ final class MainLoopExecutor: MainExecutor {
         }
     }
 
-    /// Runs the main loop in its default mode until ``stop()``.
+    /// Runs the main loop in its default mode until `stop()`.
     ///
     /// Swift's async entry point calls this on the main thread once `main`'s synchronous part
     /// has returned; an async `main` that returns ends the process with `exit(0)` from inside
@@ -38,7 +38,7 @@ final class MainLoopExecutor: MainExecutor {
         try runUntil { false }
     }
 
-    /// Runs the main loop in its default mode until ``stop()`` or until `condition` holds.
+    /// Runs the main loop in its default mode until `stop()` or until `condition` holds.
     ///
     /// `condition` is checked on the main thread before each pass and before the loop sleeps:
     /// whatever makes it true must run on the main loop (a job, a block, a callout) or wake it.
@@ -74,7 +74,7 @@ final class MainLoopExecutor: MainExecutor {
         }
     }
 
-    /// Ends the innermost active ``runUntil(_:)`` (or ``run()``) once control is back in it:
+    /// Ends the innermost active `runUntil(_:)` (or `run()`) once control is back in it:
     /// runs of the main loop nested inside it are not cut short. No effect when none is
     /// active. Safe from any thread.
     func stop() {

@@ -22,47 +22,81 @@ struct TimerBoundRaceTests {
         "timers added from another thread, asleep, busy or just after a fire, all fire", arguments: backends)
     func timersAddedFromAnotherThreadFire(_ backend: BackendKind) async throws {
         let rounds = scaled(5_000, minimum: 100)
-        let (fired, stuckAt) = try await onLoopThread(backend) { loop -> (Int, Int?) in
-            let fired = Atomic<Int>(0)
-            let stuckAt = Lock<Int?>(nil)
-            let keepAlive = Loop.Source {}
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
-            try spawnThread {
-                defer { loop.stop() }
-                for round in 0..<rounds {
-                    switch round % 3 {
-                    case 0: // asleep
-                        while !loop.isWaiting { sched_yield() }
-                    case 1: // busy: the timer is added while a block runs, mid-pass
-                        let started = Atomic<Bool>(false)
-                        loop.perform {
-                            started.store(true, ordering: .releasing)
-                            let until = ContinuousClock.now + .microseconds(20)
-                            while ContinuousClock.now < until {}
-                        }
-                        while !started.load(ordering: .acquiring) { sched_yield() }
-                    default: // right after the previous fire, as its step ends
-                        break
+        // Every wait of the poster has this deadline, and says what it waited for when it runs
+        // out: a loop that never sleeps, a block or a timer that never runs, and a stop that
+        // does not end the run are different bugs. A third of the generous deadline, so that
+        // the report comes before the loop thread's own deadline hides it.
+        let stuckAfter = generousDeadline / 3
+        let fired = Atomic<Int>(0)
+        let stuck = Lock<String?>(nil)
+        let posterFinished = Atomic<Bool>(false)
+        let outcome: Loop.RunResult?
+        do {
+            outcome = try await onLoopThread(backend) { loop -> Loop.RunResult in
+                let keepAlive = Loop.Source {}
+                loop.add(keepAlive, to: .default)
+                defer { keepAlive.invalidate() }
+                try spawnThread {
+                    defer {
+                        posterFinished.store(true, ordering: .releasing)
+                        loop.stop()
                     }
-                    let timer = try! Loop.Timer(after: .microseconds(round % 7)) { _ in
-                        fired.add(1, ordering: .releasing)
-                    }
-                    loop.add(timer, to: .default)
-                    let deadline = ContinuousClock.now + generousDeadline
-                    while fired.load(ordering: .acquiring) <= round {
-                        guard ContinuousClock.now < deadline else {
-                            stuckAt.withLock { $0 = round }
-                            return
+                    /// Spins until `condition` holds; false (with `what` recorded) at the deadline.
+                    func waitFor(_ what: @autoclosure () -> String, _ condition: () -> Bool) -> Bool {
+                        let deadline = ContinuousClock.now + stuckAfter
+                        while !condition() {
+                            guard ContinuousClock.now < deadline else {
+                                stuck.withLock { $0 = $0 ?? what() }
+                                return false
+                            }
+                            sched_yield()
                         }
-                        sched_yield()
+                        return true
+                    }
+                    for round in 0..<rounds {
+                        switch round % 3 {
+                        case 0: // asleep
+                            guard waitFor("round \(round): the loop never went to sleep", { loop.isWaiting }) else {
+                                return
+                            }
+                        case 1: // busy: the timer is added while a block runs, mid-pass
+                            let started = Atomic<Bool>(false)
+                            loop.perform {
+                                started.store(true, ordering: .releasing)
+                                let until = ContinuousClock.now + .microseconds(20)
+                                while ContinuousClock.now < until {}
+                            }
+                            guard
+                                waitFor(
+                                    "round \(round): a block posted to the loop never ran",
+                                    { started.load(ordering: .acquiring) }
+                                )
+                            else { return }
+                        default: // right after the previous fire, as its step ends
+                            break
+                        }
+                        let timer = try! Loop.Timer(after: .microseconds(round % 7)) { _ in
+                            fired.add(1, ordering: .releasing)
+                        }
+                        loop.add(timer, to: .default)
+                        guard
+                            waitFor(
+                                "round \(round): the timer never fired", { fired.load(ordering: .acquiring) > round }
+                            )
+                        else { return }
                     }
                 }
+                return loop.run(.default, timeout: generousDeadline * 4)
             }
-            loop.run(.default, timeout: generousDeadline * 4)
-            return (fired.load(ordering: .acquiring), stuckAt.withLock { $0 })
+        } catch is TestTimeout {
+            outcome = nil
         }
-        #expect(stuckAt == nil, "timer \(stuckAt ?? -1) did not fire within \(generousDeadline)")
-        #expect(fired == rounds)
+        let finished = posterFinished.load(ordering: .acquiring)
+        #expect(stuck.withLock { $0 } == nil, "\(stuck.withLock { $0 } ?? "")")
+        #expect(
+            outcome != nil || !finished,
+            "the poster finished and stopped the loop, but the run went on (fired \(fired.load(ordering: .acquiring)))")
+        #expect(outcome == nil || outcome == .stopped)
+        #expect(fired.load(ordering: .acquiring) == rounds)
     }
 }
