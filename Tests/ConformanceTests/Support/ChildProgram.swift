@@ -5,13 +5,18 @@ import TestSupport
 /// One run of a fixture program built next to the test bundle: what it printed and how it
 /// ended.
 struct ChildProgram: Sendable {
-    /// Standard output, a line per element.
-    let lines: [String]
+    /// Standard output.
+    let output: String
     let errors: String
     /// The exit status, or the signal that ended it (see ``crashed``).
     let status: Int32
     /// Whether a signal ended it (a trap, or the kill after its time limit).
     let crashed: Bool
+    /// Whether it was killed for outliving its time limit.
+    let timedOut: Bool
+
+    /// Standard output, a line per element.
+    var lines: [String] { output.split(separator: "\n").map(String.init) }
 
     /// Runs `name ARGUMENTS…` with Swift's crash backtracer off (its report is long and slow),
     /// killing it if it has not ended within `limit`.
@@ -29,9 +34,11 @@ struct ChildProgram: Sendable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        let killed = Latch()
         let exited = Latch()
         try spawnThread {
             guard !exited.wait(for: limit) else { return }
+            killed.open()
             kill(process.processIdentifier, SIGKILL)
         }
         // Both streams are read at once, so that neither can fill up and block the program.
@@ -47,10 +54,11 @@ struct ChildProgram: Sendable {
         exited.open()
         errorsRead.wait(for: limit)
         return ChildProgram(
-            lines: String(decoding: outputData, as: UTF8.self).split(separator: "\n").map(String.init),
+            output: String(decoding: outputData, as: UTF8.self),
             errors: String(decoding: errorText.withLock { $0 }, as: UTF8.self),
             status: process.terminationStatus,
-            crashed: process.terminationReason == .uncaughtSignal
+            crashed: process.terminationReason == .uncaughtSignal,
+            timedOut: killed.isOpen
         )
     }
 }

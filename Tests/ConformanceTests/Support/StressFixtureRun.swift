@@ -1,4 +1,3 @@
-import Foundation
 import RunLoopKit
 import TestSupport
 import Testing
@@ -20,39 +19,9 @@ struct StressFixtureRun: Sendable {
         _ scenario: String, _ backend: BackendKind, limit: Duration = .seconds(900)
     ) async throws -> StressFixtureRun {
         try await onDedicatedThread {
-            let bundle = URL(
-                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            let process = Process()
-            process.executableURL = bundle.deletingLastPathComponent().appendingPathComponent("StressFixture")
-            process.arguments = [scenario, backend.rawValue]
-            let (output, errors) = (Foundation.Pipe(), Foundation.Pipe())
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            let killed = Latch()
-            let exited = Latch()
-            try spawnThread {
-                guard !exited.wait(for: limit) else { return }
-                killed.open()
-                kill(process.processIdentifier, SIGKILL)
-            }
-            // Both streams are read at once, so that neither can fill up and block the program.
-            let errorText = Lock<Data>(Data())
-            let errorsRead = Latch()
-            try spawnThread {
-                let data = errors.fileHandleForReading.readDataToEndOfFile()
-                errorText.withLock { $0 = data }
-                errorsRead.open()
-            }
-            let outputData = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            exited.open()
-            errorsRead.wait(for: .seconds(3600))
+            let child = try ChildProgram.run("StressFixture", [scenario, backend.rawValue], limit: limit)
             return StressFixtureRun(
-                status: killed.isOpen ? nil : process.terminationStatus,
-                output: String(decoding: outputData, as: UTF8.self),
-                errors: String(decoding: errorText.withLock { $0 }, as: UTF8.self)
-            )
+                status: child.timedOut ? nil : child.status, output: child.output, errors: child.errors)
         }
     }
 
