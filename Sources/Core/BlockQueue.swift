@@ -40,14 +40,17 @@ final class BlockQueue: Sendable {
         /// Queued; these modes were not known to exist: the caller creates them in the loop
         /// if need be, then calls ``noteExisting(_:)``.
         case queuedWithNewModes([Loop.Mode])
-        /// Refused: the loop was torn down.
+        /// Refused: the loop was torn down, or its last block was queued
+        /// (``append(_:sealing:)``).
         case refused
     }
 
-    /// Appends `block`.
-    func append(_ block: PendingBlock) -> Appended {
+    /// Appends `block`; `sealing` makes it the last block the queue accepts: every later
+    /// append is refused, so none can be queued behind a block that ends the loop for good.
+    func append(_ block: PendingBlock, sealing: Bool = false) -> Appended {
         queue.withLock { queue in
             guard !queue.closed else { return .refused }
+            queue.closed = sealing
             queue.lastSequence += 1
             queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
             count.store(queue.entries.count, ordering: .releasing)
@@ -139,7 +142,7 @@ final class BlockQueue: Sendable {
     /// How many blocks are queued, for whatever modes.
     var queuedCount: Int { count.load(ordering: .acquiring) }
 
-    /// Refuses further blocks and returns what was queued, to be released by the caller
+    /// Refuses further blocks and returns what was queued, to be dropped by the caller
     /// without running (the loop is being torn down).
     func close() -> [PendingBlock] {
         queue.withLock { queue in

@@ -355,6 +355,10 @@ extension Loop {
             // What a timer added during the sleep is compared with: the latest the wait can
             // end, slack included, so that a timer due before then wakes the loop.
             state.sleepDeadline = plan.deadline.map { local.timerSlack.latestEnd(ofWaitUntil: $0, slack: plan.slack) }
+            // Blocks taken by an enclosing drain are this thread's: what `addCommonMode` must
+            // know of them is published with the sleep (they cannot change while it lasts).
+            state.sleepHoldsBlocksForCommonModes =
+                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
             return plan
         }
     }
@@ -454,7 +458,6 @@ extension Loop {
             }
             state.isFiring = true
             state.instantSetWhileFiring = nil
-            state.instantSetElsewhere = false
             // Every queued entry of this timer, in every mode, is now stale: nested runs skip it.
             timer.generation.add(1, ordering: .acquiringAndReleasing)
             return state.fireInstant
@@ -469,12 +472,10 @@ extension Loop {
             state.isFiring = false
             guard timer.isValid, let interval = timer.interval else { return nil }
             var next = served.nextOnGrid(every: interval, after: now)
-            if let requested = state.instantSetWhileFiring {
-                // From another thread it is a re-arm like any other; inside the callback it
-                // replaces the advance when it is later than the instant served, even if it
-                // is earlier than the advance. A past instant means now.
-                if state.instantSetElsewhere || requested > served { next = max(requested, now) }
-            }
+            // T6: an instant set while the callback ran replaces the advance, sooner or later;
+            // a past one means now (T1, T5), so the timer fires again in the next pass (it was
+            // handled in this pass's timer step, which serves it no more).
+            if let requested = state.instantSetWhileFiring { next = max(requested, now) }
             state.fireInstant = next
             return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
         }

@@ -136,9 +136,13 @@ extension Loop {
         withExtendedLifetime(retired) {}
         local.readySources = []
         local.signalledSources = []
-        local.takenBlocks = []
         local.observers = .empty
-        withExtendedLifetime(blocks.close()) {}
+        // Blocks that will never run: each tells whoever waits for it (oldest first, as queued).
+        var dropped = Array(local.takenBlocks)
+        local.takenBlocks = []
+        dropped += blocks.close()
+        for block in dropped { block.dropped?() }
+        dropped = []
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }

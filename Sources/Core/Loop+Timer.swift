@@ -14,10 +14,9 @@ extension Loop {
             var loop = WeakLoop()
             var isBound = false
             var isFiring = false
-            /// A next-fire instant set while the callback runs; applied when it returns.
+            /// A next-fire instant set while the callback runs (inside it or from another
+            /// thread); applied when it returns, in place of the automatic advance.
             var instantSetWhileFiring: ContinuousClock.Instant?
-            /// It was set from another thread: a plain re-arm, which wins whatever its value.
-            var instantSetElsewhere = false
         }
 
         /// The repeat interval; `nil` for a one-shot timer.
@@ -80,16 +79,17 @@ extension Loop {
         /// The instant the timer fires next.
         ///
         /// Inside the callback it reads the instant being served. Setting it re-arms the
-        /// timer (a past instant means now); set inside the callback it replaces the automatic
-        /// advance when it is later. On an invalidated timer, setting has no effect and the
-        /// last instant is kept. Safe to use from any thread.
+        /// timer (a past instant means now). Set while the callback runs, inside it or from
+        /// another thread, it replaces a repeating timer's automatic advance, whether sooner or
+        /// later than it; a past instant, or the instant being served, then means the next
+        /// pass: the timer fires again at once. On an invalidated timer, setting has no effect
+        /// and the last instant is kept. Safe to use from any thread.
         public var nextFireInstant: ContinuousClock.Instant {
             get { state.withLock { $0.fireInstant } }
             set {
                 rearm { state in
                     if state.isFiring {
                         state.instantSetWhileFiring = newValue
-                        state.instantSetElsewhere = Loop.currentIfBound !== state.loop.loop
                         return false
                     }
                     state.fireInstant = max(newValue, state.loop.loop?.now ?? .now)

@@ -74,6 +74,14 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// an earlier sleep would).
     package var backendWaker: any BackendWaker { waker }
 
+    #if DEBUG
+    /// For tests, in debug builds only: `hook` runs in every poster's wake between seeing
+    /// the loop asleep and claiming that sleep's wake (`nil` removes it).
+    package func holdWakesAfterSeeingSleep(_ hook: (@Sendable () -> Void)?) {
+        sleep.afterSeeingSleep.withLock { $0 = hook }
+    }
+    #endif
+
     /// The current instant on the loop's clock.
     var now: ContinuousClock.Instant { clock.now() }
 
@@ -118,10 +126,14 @@ public final class Loop: Sendable, CustomStringConvertible {
                 _ = state.modes.update(mode) { $0.insertObserver(observer) }
             }
             // A block queued for the common modes now runs in `mode` too: a loop asleep in
-            // `mode` must wake for it. (The loop decides to sleep under this lock, so it either
-            // saw the new common mode or is seen asleep here.)
+            // `mode` must wake for it, whether the block is still queued or held in the batch
+            // of a drain the sleeping run is nested in. (The loop decides to sleep under this
+            // lock, so it either saw the new common mode or is seen asleep here.)
             observersVersion.add(1, ordering: .releasing)
-            let wake = state.currentMode == mode && blocks.hasBlock(runningIn: mode, commonModes: state.commonModes)
+            let wake =
+                state.currentMode == mode
+                && (state.sleepHoldsBlocksForCommonModes
+                    || blocks.hasBlock(runningIn: mode, commonModes: state.commonModes))
             return (state.commonSources.inOrder, state.commonTimers.inOrder, wake)
         }
         if wake { sleep.wake() }
@@ -391,11 +403,16 @@ public final class Loop: Sendable, CustomStringConvertible {
         perform(in: ModeSet(modes), block)
     }
 
-    private func enqueue(_ block: PendingBlock) {
+    /// Queues `block`; false when the loop refused it (torn down, or sealed by
+    /// `sealing`'s earlier use), and then the block never runs and `dropped` is not called.
+    ///
+    /// - Parameter sealing: make this the last block the loop accepts (``LoopThread/stop()``).
+    @discardableResult
+    func enqueue(_ block: PendingBlock, sealing: Bool = false) -> Bool {
         // The common case takes only the queue's lock: a poster never waits for a busy loop.
-        switch blocks.append(block) {
+        switch blocks.append(block, sealing: sealing) {
         case .refused:
-            return
+            return false
         case .queued:
             break
         case let .queuedWithNewModes(modes):
@@ -409,6 +426,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             blocks.noteExisting(modes)
         }
         sleep.wake()
+        return true
     }
 
     /// Makes a sleeping loop return from its wait; the run goes on.

@@ -75,7 +75,12 @@ struct ModeState {
 
     /// When the loop must wake to serve this mode's timers within their tolerances, and the
     /// tolerance of the timer that sets it.
+    ///
+    /// Entries an enclosing timer step set aside go back to the queue first: a run nested in
+    /// a timer's callback serves them (its pass is a later pass), so one already due must not
+    /// be slept through (an exact timer's only entry is the set-aside one).
     mutating func timerDeadline() -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
+        timerQueue.endStep()
         let (timers, leftAt) = (self.timers, timersLeftAt)
         return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
     }
@@ -130,6 +135,9 @@ extension Loop.Mode {
 struct PendingBlock {
     let modes: BlockModes
     let body: @Sendable () -> Void
+    /// Called instead of ``body`` when the loop is torn down with the block still queued, so
+    /// that a caller waiting for the block learns it will never run (no caller left waiting).
+    var dropped: (@Sendable () -> Void)? = nil
 }
 
 /// One active `run` call; the innermost is last.
@@ -153,6 +161,10 @@ struct LoopState {
     var runs: [RunRecord] = []
     /// When the current sleep ends by itself; `nil` sleeps until an event.
     var sleepDeadline: ContinuousClock.Instant?
+    /// The sleeping run is nested in a block drain whose batch holds a block that would run
+    /// in the run's mode were it common (loop-thread state, published here as the loop decides
+    /// to sleep): making that mode common must wake the loop for it.
+    var sleepHoldsBlocksForCommonModes = false
     var isTornDown = false
     /// This is the main thread's loop, whose common modes stand for the dispatch main queue.
     var servesMainQueue = false

@@ -69,29 +69,40 @@ public final class LoopThread: Sendable {
 
     /// Queues `block` on the thread's loop (common modes).
     ///
+    /// Every call gets an answer: true when the block ran (`waitUntilDone`) or will run
+    /// before the loop ends, false when it never will.
+    ///
     /// - Parameters:
-    ///   - waitUntilDone: return only after the block ran. Called on the loop's own thread,
-    ///     the block runs at once instead (waiting would deadlock).
+    ///   - waitUntilDone: return only after the block ran, or once it is certain it never
+    ///     will. Called on the loop's own thread, the block runs at once instead (waiting
+    ///     would deadlock).
     ///   - block: the work.
     /// - Returns: false, and the block does not run, once ``stop()`` has begun.
     @discardableResult
     public func perform(waitUntilDone: Bool = false, _ block: @escaping @Sendable () -> Void) -> Bool {
         guard !stopping.load(ordering: .acquiring) else { return false }
         guard waitUntilDone else {
-            loop.perform(block)
-            return true
+            // Refused once the finishing block is queued: a block accepted before it runs
+            // before it, so true is never said of a block the end of the loop leaves behind.
+            return loop.enqueue(PendingBlock(modes: .common, body: block))
         }
         if Loop.currentIfCreated === loop {
             block()
             return true
         }
-        let done = DispatchSemaphore(value: 0)
-        loop.perform {
-            block()
-            done.signal()
-        }
-        done.wait()
-        return true
+        let outcome = WaitedBlock()
+        let queued = loop.enqueue(
+            PendingBlock(
+                modes: .common,
+                body: {
+                    block()
+                    outcome.finish(ran: true)
+                },
+                // Not reached through stop() (blocks accepted before the finishing block run
+                // before it), but a teardown that drops the block must still answer.
+                dropped: { outcome.finish(ran: false) }
+            ))
+        return queued && outcome.wait()
     }
 
     /// Ends the loop once every block posted before this call has run, and joins the thread.
@@ -106,15 +117,38 @@ public final class LoopThread: Sendable {
         thread.withLock { $0.take() }?.join()
     }
 
-    /// Queues the block that ends the loop: FIFO, it runs after every block posted before it.
+    /// Queues the block that ends the loop as the last block the loop accepts: FIFO, it runs
+    /// after every block accepted before it, and a `perform` that lost the race with it is
+    /// refused (and returns false) instead of being left behind in the queue.
     private func finishLoop() {
         stopping.store(true, ordering: .releasing)
         let finished = self.finished
         let loop = self.loop
-        loop.perform {
-            finished.value.store(true, ordering: .releasing)
-            loop.stop()
-        }
+        loop.enqueue(
+            PendingBlock(
+                modes: .common,
+                body: {
+                    finished.value.store(true, ordering: .releasing)
+                    loop.stop()
+                }),
+            sealing: true)
+    }
+}
+
+/// How a block posted by `perform(waitUntilDone: true)` ended: it ran, or it was dropped.
+private final class WaitedBlock: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let ran = Atomic<Bool>(false)
+
+    func finish(ran: Bool) {
+        self.ran.store(ran, ordering: .releasing)
+        done.signal()
+    }
+
+    /// Waits for ``finish(ran:)``; returns whether the block ran.
+    func wait() -> Bool {
+        done.wait()
+        return ran.load(ordering: .acquiring)
     }
 }
 

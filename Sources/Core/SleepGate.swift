@@ -11,11 +11,25 @@ import Synchronization
 /// decides to sleep under it.
 ///
 /// A sleep is woken at most once: the first poster to see it claims the wake and pays for the
-/// backend's waker; the others return at once.
+/// backend's waker; the others return at once. A claim is for the sleep the poster saw: each
+/// sleep has a number, so a poster that saw one sleep and claims after it ended cannot claim
+/// the next (it would wake that sleep for work the loop has already seen: an extra pass,
+/// counted as woken). The number costs nothing extra: the claim was one atomic
+/// read-modify-write and stays one (a compare-and-exchange instead of an exchange).
 final class SleepGate: Sendable {
-    private let sleeping = Atomic<Bool>(false)
-    private let wakePosted = Atomic<Bool>(false)
+    /// Bit 0: the loop sleeps; bit 1: a poster claimed this sleep's wake; the rest: the sleep's
+    /// number. Only the loop's thread changes the number and bit 0.
+    private let word = Atomic<UInt64>(0)
+    private static let asleep: UInt64 = 1
+    private static let claimed: UInt64 = 2
+    private static let nextSleep: UInt64 = 4
     private let waker: any BackendWaker
+
+    #if DEBUG
+    /// For tests, in debug builds only: called by ``wake()`` between seeing a sleep and
+    /// claiming its wake, to hold a poster in that window.
+    let afterSeeingSleep = Lock<(@Sendable () -> Void)?>(nil)
+    #endif
 
     init(waker: any BackendWaker) {
         self.waker = waker
@@ -27,24 +41,36 @@ final class SleepGate: Sendable {
     /// the work the loop must see, with no lock held.
     func wake() {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        guard sleeping.load(ordering: .sequentiallyConsistent) else { return }
-        guard !wakePosted.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let seen = word.load(ordering: .sequentiallyConsistent)
+        guard seen & (SleepGate.asleep | SleepGate.claimed) == SleepGate.asleep else { return }
+        #if DEBUG
+        if let hook = afterSeeingSleep.withLock({ $0 }) { hook() }
+        #endif
+        // Fails when another poster claimed this sleep, or when the sleep ended: the loop then
+        // looks for work again before its next sleep, after this poster published its own.
+        guard
+            word.compareExchange(
+                expected: seen, desired: seen | SleepGate.claimed, ordering: .sequentiallyConsistent
+            ).exchanged
+        else { return }
         waker.wake()
     }
 
     /// Whether the loop sleeps in its backend now.
-    var isAsleep: Bool { sleeping.load(ordering: .sequentiallyConsistent) }
+    var isAsleep: Bool { word.load(ordering: .sequentiallyConsistent) & SleepGate.asleep != 0 }
 
     // MARK: - The loop (its own thread)
 
     /// Publishes that the loop is going to sleep, then takes its last look for work: when
     /// `workFound` finds some, the loop stays awake. Returns whether it sleeps.
     func close(unless workFound: () -> Bool) -> Bool {
-        wakePosted.store(false, ordering: .sequentiallyConsistent)
-        sleeping.store(true, ordering: .sequentiallyConsistent)
+        let number = (word.load(ordering: .relaxed) & ~(SleepGate.asleep | SleepGate.claimed)) &+ SleepGate.nextSleep
+        word.store(number | SleepGate.asleep, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         guard !workFound() else {
-            sleeping.store(false, ordering: .sequentiallyConsistent)
+            // A poster may have claimed this sleep meanwhile: its write reaches the waker
+            // anyway, and the next sleep takes it for a late wake and sleeps on.
+            word.store(number, ordering: .sequentiallyConsistent)
             return false
         }
         return true
@@ -52,11 +78,13 @@ final class SleepGate: Sendable {
 
     /// Whether a poster has woken the current sleep: a wait that returns with nothing to do
     /// and no wake was interrupted or received a late wake, and sleeps on.
-    var wasWoken: Bool { wakePosted.load(ordering: .sequentiallyConsistent) }
+    var wasWoken: Bool { word.load(ordering: .sequentiallyConsistent) & SleepGate.claimed != 0 }
 
     /// Ends the sleep; returns whether a poster woke it.
     func open() -> Bool {
-        sleeping.store(false, ordering: .sequentiallyConsistent)
-        return wakePosted.exchange(false, ordering: .sequentiallyConsistent)
+        let word = word.load(ordering: .relaxed)
+        let ended = word & ~(SleepGate.asleep | SleepGate.claimed)
+        // An exchange: a poster's claim that lands between the load and this is still seen.
+        return self.word.exchange(ended, ordering: .sequentiallyConsistent) & SleepGate.claimed != 0
     }
 }

@@ -166,8 +166,8 @@ extension Model {
         guard timers[index].valid, let interval else { return }
         // The next instant of the grid that lies after now; those already past are dropped.
         var next = served + ((now - served) / interval + 1) * interval
-        // Set inside the callback, an instant later than the one served replaces the advance.
-        if let requested = timers[index].setWhileFiring, requested > served { next = max(requested, now) }
+        // Set inside the callback, any instant replaces the advance; a past one means now.
+        if let requested = timers[index].setWhileFiring { next = max(requested, now) }
         timers[index].instant = next
         timers[index].arming += 1
     }
