@@ -272,3 +272,33 @@ struct Version1SourceTests {
         #expect(trace.all == ["afterWaiting", "a", "b", "c"])
     }
 }
+
+/// R7: a timer due and a descriptor ready in the same wait are both handled in that pass, the
+/// timer first, whatever their orders.
+extension Version1SourceTests {
+    @Test(
+        "a timer due and a descriptor ready in the same wait are handled in one pass, the timer first",
+        arguments: backends, [false, true])
+    func timerThenDescriptorInOnePass(_ backend: BackendKind, polls: Bool) async throws {
+        let trace = Trace()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try await onLoopThread(backend) { loop in
+            loop.record([.beforeTimers, .beforeWaiting, .afterWaiting], into: trace)
+            // The source's order is the lower: an order-only sort would handle it first.
+            let source = try Loop.Source(fileDescriptor: pipe.readEnd, order: -100) { _ in
+                trace("descriptor, drained \(pipe.drain())")
+            }
+            let timer = try Loop.Timer(fireAt: .now, order: 100) { _ in trace("timer") }
+            loop.add(source, to: .default)
+            loop.add(timer, to: .default)
+            pipe.fill(1)
+            // A poll's one wait, or a run's first wait (a due timer makes it return at once):
+            // either way the one wait finds both.
+            trace("\(loop.run(timeout: polls ? .zero : generousDeadline, returnAfterSourceHandled: true))")
+            source.invalidate()
+        }
+        let wait = polls ? [] : ["beforeWaiting", "afterWaiting"]
+        #expect(trace.all == ["beforeTimers"] + wait + ["timer", "descriptor, drained 1", "handledSource"])
+    }
+}
