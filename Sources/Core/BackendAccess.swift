@@ -57,6 +57,10 @@ final class BackendAccess: @unchecked Sendable {
 
     /// Runs `body` with the lock held; `body` may use ``backend`` and ``descriptors``.
     func withLock<R>(_ body: (BackendAccess) throws -> R) rethrows -> R {
+        #if DEBUG
+        LockOrderCheck.willAcquire(.backend, recursive: true)
+        defer { LockOrderCheck.didRelease(.backend) }
+        #endif
         pthread_mutex_lock(mutex)
         defer {
             registeredCount.store(descriptorStorage.count, ordering: .relaxed)

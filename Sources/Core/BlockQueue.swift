@@ -28,7 +28,7 @@ final class BlockQueue: Sendable {
         var knownMask: UInt64 = Loop.Mode.default.bit! | Loop.Mode.common.bit!
     }
 
-    private let queue = Lock(Queue())
+    private let queue = Lock(Queue(), rank: .blockQueue)
     /// How many blocks are queued, kept with the queue under its lock: a drain that finds
     /// none takes no lock.
     private let count = Atomic<Int>(0)

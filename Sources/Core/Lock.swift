@@ -9,23 +9,48 @@ import Glibc
 /// lock costs one allocation, like the object that owns it. It costs no more than `Mutex`
 /// (measured: the same uncontended, less under contention; see "Design measurements" in the
 /// benchmark docs), so it is used in every build, not only under the sanitizer.
+///
+/// Debug builds check how it is used: the mutex is an error-checking one (taking it again on
+/// the thread that holds it, or releasing it from another thread, traps with a message instead
+/// of deadlocking or corrupting it), and a lock given a ``LockRank`` checks the lock order.
+/// Release builds pay for neither.
 package struct Lock<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached inside `withLock`, under the mutex.
     private let storage: LockStorage<Value>
+    #if DEBUG
+    private let rank: LockRank?
+    #endif
 
     /// Creates a lock guarding `value`.
     package init(_ value: Value) {
         storage = LockStorage.make(value)
+        #if DEBUG
+        rank = nil
+        #endif
+    }
+
+    /// Creates a lock guarding `value` that takes its place in the lock order (checked in debug
+    /// builds).
+    package init(_ value: Value, rank: LockRank) {
+        storage = LockStorage.make(value)
+        #if DEBUG
+        self.rank = rank
+        #endif
     }
 
     /// Runs `body` with exclusive access to the value.
     ///
-    /// Not reentrant: calling `withLock` on the same lock inside `body` deadlocks.
+    /// Not reentrant: calling `withLock` on the same lock inside `body` deadlocks (and traps in
+    /// debug builds).
     @inlinable
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try storage.withLock(body)
+        #if DEBUG
+        if let rank { LockOrderCheck.willAcquire(rank) }
+        defer { if let rank { LockOrderCheck.didRelease(rank) } }
+        #endif
+        return try storage.withLock(body)
     }
 }
 
@@ -36,7 +61,13 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         let storage = unsafeDowncast(buffer, to: LockStorage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
-            let result = pthread_mutex_init(mutex, nil)
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            #if DEBUG
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+            #endif
+            let result = pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
             precondition(result == 0, "RunLoopKit: pthread_mutex_init failed (\(result))")
         }
         return storage
@@ -52,8 +83,19 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     @inlinable
     func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         try withUnsafeMutablePointers { value, mutex throws(Failure) in
+            #if DEBUG
+            let locked = pthread_mutex_lock(mutex)
+            precondition(
+                locked == 0,
+                "RunLoopKit: a lock was taken again by the thread that holds it, which would deadlock (\(locked))")
+            defer {
+                let unlocked = pthread_mutex_unlock(mutex)
+                precondition(unlocked == 0, "RunLoopKit: a lock was released by a thread that does not hold it")
+            }
+            #else
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
+            #endif
             return try body(&value.pointee)
         }
     }

@@ -16,7 +16,7 @@ extension Loop {
 
         let valid = Atomic<Bool>(true)
         let isFiring = Atomic<Bool>(false)
-        let loop = Lock<(loop: WeakLoop, isBound: Bool)>((WeakLoop(), false))
+        let loop = Lock<(loop: WeakLoop, isBound: Bool)>((WeakLoop(), false), rank: .item)
 
         /// Creates an observer.
         ///

@@ -39,7 +39,7 @@ extension Loop {
         let signalStamp = Atomic<UInt64>(0)
         let valid = Atomic<Bool>(true)
         /// The loops this source is in. Lock order: a source's lock, then a loop's.
-        let loops = Lock<[ObjectIdentifier: WeakLoop]>([:])
+        let loops = Lock<[ObjectIdentifier: WeakLoop]>([:], rank: .item)
         /// The file a version-1 source watches, as it was when the source was made: a
         /// descriptor closed and reused for another file is never watched for this source.
         let fileIdentity: FileIdentity?

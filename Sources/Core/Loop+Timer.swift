@@ -58,7 +58,8 @@ extension Loop {
             self.interval = interval
             self.order = order
             self.handler = handler
-            self.state = Lock(State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)))
+            self.state = Lock(
+                State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)), rank: .item)
         }
 
         /// Creates a timer that fires `after` from now, then every `repeating` if given.

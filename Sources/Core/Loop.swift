@@ -20,8 +20,15 @@ public final class Loop: Sendable, CustomStringConvertible {
     let waker: any BackendWaker
     /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
     let backendAccess: BackendAccess
-    /// Touched only on the loop's own thread.
-    let local = ThreadLocalState()
+    /// Touched only on the loop's own thread: debug builds check it at every use (see
+    /// ``ThreadLocalState/assertConfined()``); in release builds this is the stored object.
+    var local: ThreadLocalState {
+        #if DEBUG
+        localStorage.assertConfined(to: self)
+        #endif
+        return localStorage
+    }
+    private let localStorage = ThreadLocalState()
     let counters = LoopCounters()
     /// What the loop is doing now, for stall monitors.
     let progress = LoopProgress()
@@ -54,7 +61,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.sleep = gate
         var initial = LoopState(blocks: blocks, sleep: gate)
         initial.servesMainQueue = isMain
-        self.state = Lock(initial)
+        self.state = Lock(initial, rank: .loopState)
         self.waker = backend.waker
         self.backendAccess = BackendAccess(backend: backend)
     }
@@ -75,6 +82,10 @@ public final class Loop: Sendable, CustomStringConvertible {
     package var backendWaker: any BackendWaker { waker }
 
     #if DEBUG
+    /// For tests, in debug builds only: touches the loop-thread-only state, as a bug reaching
+    /// it from another thread would.
+    package func touchLoopThreadState() { _ = local }
+
     /// For tests, in debug builds only: `hook` runs in every poster's wake between seeing
     /// the loop asleep and claiming that sleep's wake (`nil` removes it).
     package func holdWakesAfterSeeingSleep(_ hook: (@Sendable () -> Void)?) {

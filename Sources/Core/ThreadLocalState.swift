@@ -1,5 +1,6 @@
 import DequeModule
 import Glibc
+import Synchronization
 
 /// The part of a loop that only its own thread touches: the buffers a pass reuses so that a
 /// pass allocates nothing, and the thread's timer slack.
@@ -29,6 +30,23 @@ final class ThreadLocalState: @unchecked Sendable {
     /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
     /// not running), for the statistics' time awake.
     var awakeSince: Int64?
+
+    #if DEBUG
+    /// The thread that first touched this state (`pthread_self()`), 0 until then: the
+    /// state binds to its thread on first use, since a loop may be created on one thread
+    /// (the main loop, from any) and run on another.
+    private let owner = Atomic<UInt>(0)
+
+    /// Traps with a message when called from another thread than the one that first
+    /// touched this state (debug builds only).
+    func assertConfined(to loop: Loop) {
+        let me = UInt(pthread_self())
+        let (bound, current) = owner.compareExchange(expected: 0, desired: me, ordering: .relaxed)
+        precondition(
+            bound || current == me,
+            "RunLoopKit: \(loop)'s loop-thread state was touched from a thread that is not the loop's own")
+    }
+    #endif
 
     init() {
         events.reserveCapacity(64)

@@ -1,0 +1,61 @@
+import Dispatch
+import RunLoopKit
+import TestSupport
+import Testing
+
+#if DEBUG
+/// Invariants debug builds check (release builds compile none of these checks): a lock taken
+/// again by its holder, the lock order (`LockRank`), and the loop-thread-only state touched
+/// from another thread. Each trap is run in a child process and its message read.
+@Suite("Debug builds check the locks and the loop-thread state")
+struct DebugInvariantTests {
+    @Test("taking a lock again on the thread that holds it traps instead of deadlocking")
+    func relockTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let lock = Lock(0)
+            lock.withLock { _ in lock.withLock { _ in } }
+        }
+        #expect(text(of: result).contains("taken again by the thread that holds it"))
+    }
+
+    @Test("taking locks against the lock order traps, naming both")
+    func lockOrderTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let state = Lock(0, rank: .loopState)
+            let item = Lock(0, rank: .item)
+            state.withLock { _ in item.withLock { _ in } }
+        }
+        #expect(
+            text(of: result).contains(
+                "taking the item (timer, source or observer) lock while holding the loop state lock"))
+    }
+
+    @Test("locks taken in order do not trap")
+    func lockOrderKept() {
+        let (item, state, queue) = (Lock(0, rank: .item), Lock(0, rank: .loopState), Lock(0, rank: .blockQueue))
+        let sum = item.withLock { a in state.withLock { b in queue.withLock { c in a + b + c } } }
+        #expect(sum == 0)
+        // Released in order: an earlier rank may be taken again afterwards.
+        #expect(state.withLock { $0 } == 0)
+    }
+
+    @Test("the loop-thread state touched from another thread traps", arguments: backends)
+    func confinementTraps(_ backend: BackendKind) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let loop = try Loop.current(backend: backend)
+            loop.run(timeout: .zero) // Binds the state to this thread.
+            let done = DispatchSemaphore(value: 0)
+            try spawnThread {
+                loop.touchLoopThreadState()
+                done.signal()
+            }
+            done.wait()
+        }
+        #expect(text(of: result).contains("loop-thread state was touched from a thread that is not the loop's own"))
+    }
+}
+
+private func text(of result: ExitTest.Result?) -> String {
+    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
+#endif
