@@ -346,6 +346,14 @@ extension Loop {
                 }
             }
             if let deadline = plan.deadline, deadline <= now { return .poll }
+            // A block an enclosing drain took runs here now if the mode was made common since
+            // this pass drained: that drain is over, and `addCommonMode` saw the loop awake.
+            if !local.takenBlocks.isEmpty {
+                let modeIsCommon = state.commonModes.contains(mode)
+                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                    return .poll
+                }
+            }
             let commonModes = state.commonModes
             let sleeps = sleep.close {
                 backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
