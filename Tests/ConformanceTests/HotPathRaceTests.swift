@@ -411,8 +411,8 @@ private struct BlockRace {
                     }
                 })
         }
-        for thread in threads where !thread.join(within: generousDeadline * 3) {
-            stalled.withLock { $0.append("a poster did not finish") }
+        if !join(threads, whileProgressing: { ledger.ran.reduce(0) { $0 + $1.value } }) {
+            stalled.withLock { $0.append("a poster did not finish, and no block ran for \(generousDeadline)") }
         }
         var outcome = Outcome()
         outcome.report = host.finish()
@@ -571,8 +571,8 @@ private struct ModeBlockRace {
                     }
                 })
         }
-        for thread in threads where !thread.join(within: generousDeadline * 2) {
-            stalled.withLock { $0.append("a poster did not finish") }
+        if !join(threads, whileProgressing: { ledger.ran.reduce(0) { $0 + $1.value } }) {
+            stalled.withLock { $0.append("a poster did not finish, and no block ran for \(generousDeadline)") }
         }
         var outcome = Outcome()
         outcome.report = host.finish { _ in finished.open() }
@@ -1169,4 +1169,22 @@ private final class HotPathWeak<Object: AnyObject>: @unchecked Sendable {
     private(set) weak var object: Object?
 
     init(_ object: Object) { self.object = object }
+}
+
+/// Joins `threads`, failing only when `progress` stood still for a whole ``generousDeadline``.
+///
+/// The posters' work takes longer the more loaded the machine (twice as long with two other
+/// suites building), so a limit on its whole length fails tests that found nothing; each wait
+/// of a poster has a deadline of its own, so a stalled loop is still caught, by that wait or
+/// here when nothing moves.
+private func join(_ threads: [JoinableThread], whileProgressing progress: () -> Int) -> Bool {
+    for thread in threads {
+        var last = progress()
+        while !thread.join(within: generousDeadline) {
+            let now = progress()
+            if now == last { return false }
+            last = now
+        }
+    }
+    return true
 }
