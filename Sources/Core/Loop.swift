@@ -52,6 +52,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     let maybeSignalled = Atomic<Bool>(false)
     /// No timer of any mode is queued before this bound: a pass due nothing skips the lock.
     let timerBound = TimerBound()
+    /// The loop's weak reference to itself, for its whole life (see ``WeakLoop``): written once,
+    /// in `init`, before the loop is shared, and never read.
+    nonisolated(unsafe) private var selfReference = WeakLoop()
 
     init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
@@ -64,6 +67,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.state = Lock(initial, rank: .loopState)
         self.waker = backend.waker
         self.backendAccess = BackendAccess(backend: backend)
+        selfReference = WeakLoop(loop: self)
     }
 
     /// Creates a loop over `backend` reading time from `clock`, bound to the calling thread

@@ -31,7 +31,7 @@ struct StallMonitorTests {
             case .block:
                 loop.perform(stall)
             default:
-                let ref = Ref<Loop.Source>()
+                let ref = WeakRef<Loop.Source>()
                 let source = Loop.Source {
                     stall()
                     ref.value?.invalidate()

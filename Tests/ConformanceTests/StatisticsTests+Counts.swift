@@ -21,7 +21,7 @@ struct StatisticsCountTests {
             // performed a source), so the observer sees entry, one beforeTimers per pass, exit.
             let signalling: Loop.Mode = "signals"
             let performed = AtomicInt()
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 if performed.increment() < signals { ref.value!.signal() } else { loop.stop() }
             }

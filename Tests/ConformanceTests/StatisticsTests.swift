@@ -19,7 +19,7 @@ struct StatisticsTests {
             loop.add(try Loop.Timer(after: .milliseconds(100)) { _ in }, to: .default)
             loop.run(timeout: generousDeadline)
             // A source wakeup.
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
                 pipe.drain()
                 ref.value!.invalidate()

@@ -45,7 +45,7 @@ struct Version0SourceTests {
     func flagClearedBeforePerform(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = Loop.Source { trace("inside: signalled \(ref.value!.isSignalled)") }
             ref.value = source
             loop.add(source, to: .default)
@@ -63,7 +63,7 @@ struct Version0SourceTests {
         try await onLoopThread(backend) { loop in
             loop.record([.beforeSources], into: trace)
             let second = oneShotSource("second", into: trace)
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let first = Loop.Source {
                 trace("first")
                 second.signal()
@@ -103,7 +103,7 @@ struct Version0SourceTests {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
             loop.addCommonMode("x")
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = Loop.Source(
                 schedule: { l, mode in trace("schedule \(mode) contains=\(l.contains(ref.value!, in: mode))") },
                 cancel: { _, mode in trace("cancel \(mode)") },
@@ -127,7 +127,7 @@ struct Version0SourceTests {
     func invalidateInsideCallout(_ backend: BackendKind) async throws {
         let trace = Trace()
         let valid = try await onLoopThread(backend) { loop in
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 trace("perform")
                 ref.value!.invalidate()
@@ -166,7 +166,7 @@ struct Version0SourceTests {
     func signalWakes(_ backend: BackendKind) async throws {
         let trace = Trace()
         let result = try await onLoopThread(backend) { loop in
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 trace("performed")
                 ref.value!.invalidate()

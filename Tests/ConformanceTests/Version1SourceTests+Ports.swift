@@ -13,7 +13,7 @@ extension Version1SourceTests {
         try await onLoopThread(backend) { loop in
             let port = try Loop.Port<Int>()
             for message in 1...3 { port.send(message) }
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let first = Loop.Source(port: port) { message in
                 trace("first \(message)")
                 ref.value?.invalidate()

@@ -58,7 +58,7 @@ struct Version1SourceTests {
         let pipe = try Pipe()
         defer { pipe.close() }
         try await onLoopThread(backend) { loop in
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.writeEnd, interest: .writable) { readiness in
                 trace("writable \(readiness.contains(.writable)) readable \(readiness.contains(.readable))")
                 ref.value!.invalidate()
@@ -76,7 +76,7 @@ struct Version1SourceTests {
         let pipe = try Pipe()
         defer { close(pipe.readEnd) }
         try await onLoopThread(backend) { loop in
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { readiness in
                 trace("hangup \(readiness.contains(.hangup)) read \(read(pipe.readEnd, nil, 0))")
                 ref.value!.invalidate()
@@ -97,7 +97,7 @@ struct Version1SourceTests {
         try await onLoopThread(backend) { loop in
             let orders = [2, -1, 0]
             for (pipe, order) in zip(pipes, orders) {
-                let ref = Ref<Loop.Source>()
+                let ref = WeakRef<Loop.Source>()
                 let source = try Loop.Source(fileDescriptor: pipe.readEnd, order: order) { _ in
                     trace("order \(order)")
                     ref.value!.invalidate()
@@ -170,7 +170,7 @@ struct Version1SourceTests {
             let oldFD = old.readEnd
             let replacement = Ref<Pipe>()
             let oldRef = Ref<Loop.Source>()
-            let newRef = Ref<Loop.Source>()
+            let newRef = WeakRef<Loop.Source>()
             let first = try Loop.Source(fileDescriptor: keep.readEnd, order: 0) { _ in
                 trace("first")
                 keep.drain()
@@ -216,7 +216,7 @@ struct Version1SourceTests {
             let passes = Atomic<Int>(0)
             loop.add(
                 Loop.Observer(activities: .afterWaiting) { _, _ in passes.add(1, ordering: .relaxed) }, to: "inner")
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
                 trace("outer source")
                 ref.value!.invalidate()

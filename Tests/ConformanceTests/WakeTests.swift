@@ -134,7 +134,7 @@ struct WakeTests {
         let result = try await onLoopThread(backend) { loop in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(timer, to: .default)
-            let ref = Ref<Loop.Source>()
+            let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
                 trace("readable")
                 ref.value!.invalidate()

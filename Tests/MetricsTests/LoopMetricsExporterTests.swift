@@ -18,7 +18,7 @@ struct LoopMetricsExporterTests {
             var snapshots: [Loop.Statistics] = []
             // Signals, blocks and a timer, then an update; then more, and another.
             for round in 1...2 {
-                let ref = Ref<Loop.Source>()
+                let ref = WeakRef<Loop.Source>()
                 let performed = AtomicInt()
                 let source = Loop.Source {
                     if performed.increment() < 3 * round { ref.value?.signal() } else { loop.stop() }

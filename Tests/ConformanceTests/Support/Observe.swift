@@ -1,5 +1,6 @@
 import RunLoopKit
 import Synchronization
+import TestSupport
 
 extension Loop {
     /// Adds an observer to `mode` that records every activity (or those given) in `trace`.
@@ -43,7 +44,7 @@ final class Ref<Value: Sendable>: Sendable {
 /// A version-0 source that records `name` and then invalidates itself, so it does not keep its
 /// mode alive once performed.
 func oneShotSource(_ name: String, order: Int = 0, into trace: Trace) -> Loop.Source {
-    let ref = Ref<Loop.Source>()
+    let ref = WeakRef<Loop.Source>()
     let source = Loop.Source(order: order) {
         trace(name)
         ref.value?.invalidate()
