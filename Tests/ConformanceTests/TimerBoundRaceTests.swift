@@ -18,11 +18,12 @@ import Testing
 /// then polls forever without firing (its step skipped), or sleeps for good.
 @Suite("Timer bound race window")
 struct TimerBoundRaceTests {
-    /// A fixed number of rounds, whatever the load: 1,500 per backend at full scale (500 of
-    /// each moment). `RUNLOOPKIT_STRESS_SCALE` scales it down, as the Thread Sanitizer run does
-    /// (0.01), but never below 300 rounds (100 of each moment), which still hunts the window.
-    /// No time budget: a loaded machine makes the rounds slower, not fewer.
-    static let rounds = scaled(1_500, minimum: 300)
+    /// A fixed number of rounds, whatever the load: 5,000 per backend at full scale (a few
+    /// tenths of a second on two idle cores). `RUNLOOPKIT_STRESS_SCALE` scales it down, as the
+    /// Thread Sanitizer run does (0.01), but never below 500 rounds (about 170 of each moment),
+    /// which still hunts the window. No time budget: a loaded machine makes the rounds slower,
+    /// not fewer.
+    static let rounds = scaled(5_000, minimum: 500)
 
     @Test(
         "timers added from another thread, asleep, busy or just after a fire, all fire", arguments: backends)
