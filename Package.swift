@@ -124,7 +124,9 @@ let package = Package(
         // interposer preloaded.
         .executableTarget(
             name: "AllocationFixture",
-            dependencies: ["RunLoopKit", .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
+            dependencies: [
+                "RunLoopKit", "TestSupport", .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
             path: "Tests/AllocationFixture"
         ),
         // Threads, latches, pipes and counters the test targets and fixtures share.

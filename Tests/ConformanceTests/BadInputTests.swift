@@ -123,15 +123,25 @@ extension BadInputTests {
 
     @Test("Loop.current(creatingWith:) with a factory that makes another kind than it names", arguments: backends)
     func lyingFactory(_ backend: BackendKind) async throws {
-        guard let other = backends.first(where: { $0 != backend }) else { return }
-        let liar = BackendFactory(kind: other, make: backend.factory.make)
-        let hadLoop = try await onThreadWithoutLoop {
-            #expect(throws: BackendError.kindMismatch(existing: backend, requested: other)) {
-                try Loop.current(creatingWith: liar)
-            }
-            return Loop.currentIfCreated != nil
+        // The other kind is a third-party wrapper's (ThirdPartyBackendTests), so that a build
+        // with one backend checks this too; then every other built-in kind, both ways round.
+        let forwarding = ForwardingBackend.factory(over: backend)
+        var liars = [
+            (BackendFactory(kind: forwarding.kind, make: backend.factory.make), built: backend),
+            (BackendFactory(kind: backend, make: forwarding.make), built: forwarding.kind),
+        ]
+        for other in BackendKind.allCases where other != backend {
+            liars.append((BackendFactory(kind: other, make: backend.factory.make), built: backend))
         }
-        #expect(!hadLoop)
+        for (liar, built) in liars {
+            let hadLoop = try await onThreadWithoutLoop {
+                #expect(throws: BackendError.kindMismatch(existing: built, requested: liar.kind)) {
+                    try Loop.current(creatingWith: liar)
+                }
+                return Loop.currentIfCreated != nil
+            }
+            #expect(!hadLoop, "a factory named \(liar.kind) that made \(built) left the thread a loop")
+        }
     }
 
     @Test("a LoopThread whose factory throws rethrows that error", arguments: backends)

@@ -12,12 +12,13 @@ struct StatisticsTests {
         defer { pipe.close() }
         let (before, after) = try await onLoopThread(backend) { loop in
             let before = loop.statistics
-            // A timer wakeup. The timer and the idle timeout below are long enough that the
-            // loop is asleep before they are due even when its thread is descheduled for a
-            // while on a loaded machine (a wait whose deadline has already passed when the
-            // loop gets to it is a poll, and no wakeup).
-            loop.add(try Loop.Timer(after: .milliseconds(100)) { _ in }, to: .default)
-            loop.run(timeout: generousDeadline)
+            // A timer wakeup. A wait whose deadline has already passed when the loop gets to
+            // it (its thread descheduled on a loaded machine) is a poll, and no wakeup: the
+            // timer, and the idle timeout below, are tried again until a wait slept.
+            let timerSlept = try repeatUntilSlept(loop) {
+                loop.add(try Loop.Timer(after: .milliseconds(20)) { _ in }, to: .default)
+                loop.run(timeout: generousDeadline)
+            }
             // A source wakeup.
             let ref = WeakRef<Loop.Source>()
             let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
@@ -39,8 +40,9 @@ struct StatisticsTests {
                 loop.perform { loop.stop() }
             }
             loop.run(timeout: generousDeadline)
-            loop.run(timeout: .milliseconds(100))
+            let timeoutSlept = repeatUntilSlept(loop) { loop.run(timeout: .milliseconds(20)) }
             keepAlive.invalidate()
+            #expect(timerSlept && timeoutSlept, "no attempt of 20 slept until its timer, or its timeout")
             return (before, loop.statistics)
         }
         #expect(before == Loop.Statistics())

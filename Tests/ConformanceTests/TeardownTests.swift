@@ -25,8 +25,15 @@ struct TeardownTests {
         let released = AtomicInt()
         let posted = 3
         let loopRef = Ref<Loop>()
+        let failure = Ref<String>()
         let thread = try JoinableThread {
-            guard let loop = try? Loop.current(backend: backend) else { return }
+            let loop: Loop
+            do {
+                loop = try Loop.current(backend: backend)
+            } catch {
+                failure.value = "the loop could not be created: \(error)"
+                return
+            }
             loopRef.value = loop
             // Queued for the common modes, for a mode that never runs, and from another thread;
             // the loop never runs.
@@ -39,15 +46,19 @@ struct TeardownTests {
                 ran.increment()
                 tracked.touch()
             }
-            let other = try? JoinableThread { [tracked = tracked[2]] in
-                loop.perform {
-                    ran.increment()
-                    tracked.touch()
-                }
+            do {
+                try JoinableThread { [tracked = tracked[2]] in
+                    loop.perform {
+                        ran.increment()
+                        tracked.touch()
+                    }
+                }.join()
+            } catch {
+                failure.value = "the posting thread could not be started: \(error)"
             }
-            other?.join()
         }
         #expect(thread.join())
+        if let failure = failure.value { Issue.record(Comment(rawValue: failure)) }
         #expect(ran.value == 0, "a queued block ran during teardown")
         #expect(
             released.value == posted, "\(posted - released.value) blocks (and what they captured) were not released")
@@ -77,8 +88,17 @@ struct TeardownTests {
         let weak = Weak()
         let pipe = try Pipe()
         defer { pipe.close() }
+        // Set by the loop's thread: what its run served and returned, or why it could not run.
+        let outcome = Ref<(served: Int, result: Loop.RunResult)>()
+        let failure = Ref<String>()
         let thread = try JoinableThread {
-            guard let loop = try? Loop.current(backend: backend), let port = try? Loop.Port<Int>() else { return }
+            let (loop, port): (Loop, Loop.Port<Int>)
+            do {
+                (loop, port) = (try Loop.current(backend: backend), try Loop.Port<Int>())
+            } catch {
+                failure.value = "the loop or its port could not be created: \(error)"
+                return
+            }
             (weak.loop, weak.port) = (loop, port)
             // The usual shape of a program: callbacks that stop or poke their own loop. Each is
             // served once; the loop's thread then exits with them still in the loop.
@@ -99,9 +119,15 @@ struct TeardownTests {
             port.send(1)
             pipe.fill()
             signalled.signal()
-            _ = loop.run(timeout: generousDeadline)
+            let result = loop.run(timeout: generousDeadline)
+            outcome.value = (served.value, result)
         }
         #expect(thread.join())
+        if let failure = failure.value { Issue.record(Comment(rawValue: failure)) }
+        let (served, result) = try #require(outcome.value, "the loop's run never returned")
+        // The port message, the pipe, the signal and the timer: the fourth stops the run.
+        #expect(served == 4, "\(served) of the 4 callbacks were served")
+        #expect(result == .stopped)
         #expect(weak.loop == nil, "the loop outlived its thread")
         #expect(weak.port == nil, "the port (and its descriptor) outlived the loop's thread")
     }

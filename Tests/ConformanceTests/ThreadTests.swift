@@ -59,14 +59,23 @@ struct ThreadTests {
         let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
         let observer = Loop.Observer(activities: .entry) { _, _ in }
         let loopBox = Lock<Loop?>(nil)
+        let failure = Lock<String?>(nil)
         try spawnThread {
-            guard let loop = try? Loop.current(backend: backend) else { return }
+            let loop: Loop
+            do {
+                loop = try Loop.current(backend: backend)
+            } catch {
+                failure.withLock { $0 = "the loop could not be created: \(error)" }
+                exited.open()
+                return
+            }
             loop.add(source, to: .default)
             loop.add(timer, to: .default)
             loop.add(observer, to: .default)
             loopBox.withLock { $0 = loop }
         }
         #expect(exited.wait())
+        if let failure = failure.withLock({ $0 }) { Issue.record(Comment(rawValue: failure)) }
         #expect(trace.all == ["cancel \(Loop.Mode.default)"])
         #expect(source.isValid) // A source may live on in other loops.
         #expect(!timer.isValid)

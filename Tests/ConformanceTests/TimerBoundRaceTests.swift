@@ -18,95 +18,166 @@ import Testing
 /// then polls forever without firing (its step skipped), or sleeps for good.
 @Suite("Timer bound race window")
 struct TimerBoundRaceTests {
+    /// A fixed number of rounds, whatever the load: 5,000 per backend at full scale (a few
+    /// tenths of a second on two idle cores). `RUNLOOPKIT_STRESS_SCALE` scales it down, as the
+    /// Thread Sanitizer run does (0.01), but never below 500 rounds (about 170 of each moment),
+    /// which still hunts the window. No time budget: a loaded machine makes the rounds slower,
+    /// not fewer.
+    static let rounds = scaled(5_000, minimum: 500)
+
     @Test(
         "timers added from another thread, asleep, busy or just after a fire, all fire", arguments: backends)
     func timersAddedFromAnotherThreadFire(_ backend: BackendKind) async throws {
-        let rounds = scaled(5_000, minimum: 100)
-        // On a loaded machine (the whole suite in parallel on two cores) a round can take
-        // milliseconds: the rounds stop at this budget, so that slowness is not mistaken for a
-        // hang. At least `minimumRounds` must be played for the test to count.
-        let budget = generousDeadline / 3
-        let minimumRounds = min(rounds, 300)
-        let played = Atomic<Int>(0)
+        let report = try await onDedicatedThread { TimerBoundRace(backend: backend).run(rounds: Self.rounds) }
+        if let stuck = report.stuck { Issue.record(Comment(rawValue: stuck)) }
+        #expect(report.played == Self.rounds, "\(report.played) of \(Self.rounds) rounds played")
+        #expect(report.fired == report.played, "\(report.fired) timers fired in \(report.played) rounds")
+        switch report.result {
+        case .returned(let result): #expect(result == .stopped)
+        case .failed(let error): Issue.record("the loop could not run: \(error)")
+        case .hung(let state):
+            Issue.record(
+                Comment(rawValue: "the poster finished and stopped the loop, but the run went on; the loop:\n\(state)"))
+        }
+    }
+}
+
+/// One loop on a thread of its own and a poster thread that plays the rounds.
+private struct TimerBoundRace {
+    /// How the loop's run ended.
+    enum RunEnd: Sendable {
+        case returned(Loop.RunResult)
+        case failed(String)
+        /// The run had not returned long after the poster stopped it: the loop's state then.
+        case hung(String)
+    }
+
+    struct Report: Sendable {
+        var played = 0
+        var fired = 0
+        /// The first wait of the poster that ran out: what it waited for, and the loop's state.
+        var stuck: String?
+        var result: RunEnd
+    }
+
+    let backend: BackendKind
+
+    /// How long the poster may take in all. Each of its waits has a deadline of its own, so
+    /// only a poster stuck outside them (in `add`, say) comes near this.
+    static let posterLimit: Duration = .seconds(600)
+
+    func run(rounds: Int) -> Report {
         // Every wait of the poster has this deadline, and says what it waited for when it runs
-        // out: a loop that never sleeps, a block or a timer that never runs, and a stop that
-        // does not end the run are different bugs. A third of the generous deadline, so that
-        // the report comes before the loop thread's own deadline hides it.
-        let stuckAfter = generousDeadline / 3
-        let fired = Atomic<Int>(0)
+        // out: a loop that never sleeps, a block or a timer that never runs are different bugs.
+        let stuckAfter = generousDeadline
+        let fired = AtomicInt()
+        let played = AtomicInt()
         let stuck = Lock<String?>(nil)
-        let posterFinished = Atomic<Bool>(false)
-        let outcome: Loop.RunResult?
+        let runEnd = Lock<RunEnd?>(nil)
+        let loopRef = Lock<Loop?>(nil)
+        let posterDone = Latch()
+        let runDone = Latch()
+        let backend = self.backend
         do {
-            outcome = try await onLoopThread(backend) { loop -> Loop.RunResult in
+            try spawnThread {
+                defer { runDone.open() }
+                let loop: Loop
+                do {
+                    loop = try Loop.current(backend: backend)
+                } catch {
+                    runEnd.withLock { $0 = .failed("\(error)") }
+                    posterDone.open()
+                    return
+                }
+                loopRef.withLock { $0 = loop }
                 let keepAlive = Loop.Source {}
                 loop.add(keepAlive, to: .default)
                 defer { keepAlive.invalidate() }
-                try spawnThread {
-                    defer {
-                        posterFinished.store(true, ordering: .releasing)
-                        loop.stop()
-                    }
-                    /// Spins until `condition` holds; false (with `what` recorded) at the deadline.
-                    func waitFor(_ what: @autoclosure () -> String, _ condition: () -> Bool) -> Bool {
-                        let deadline = ContinuousClock.now + stuckAfter
-                        while !condition() {
-                            guard ContinuousClock.now < deadline else {
-                                stuck.withLock { $0 = $0 ?? what() }
-                                return false
-                            }
-                            sched_yield()
+                do {
+                    try spawnThread {
+                        defer {
+                            posterDone.open()
+                            loop.stop()
                         }
-                        return true
+                        Self.play(
+                            rounds: rounds, on: loop, stuckAfter: stuckAfter, fired: fired, played: played, stuck: stuck
+                        )
                     }
-                    let budgetEnds = ContinuousClock.now + budget
-                    for round in 0..<rounds {
-                        guard round < minimumRounds || ContinuousClock.now < budgetEnds else { return }
-                        played.store(round + 1, ordering: .releasing)
-                        switch round % 3 {
-                        case 0: // asleep
-                            guard waitFor("round \(round): the loop never went to sleep", { loop.isWaiting }) else {
-                                return
-                            }
-                        case 1: // busy: the timer is added while a block runs, mid-pass
-                            let started = Atomic<Bool>(false)
-                            loop.perform {
-                                started.store(true, ordering: .releasing)
-                                let until = ContinuousClock.now + .microseconds(20)
-                                while ContinuousClock.now < until {}
-                            }
-                            guard
-                                waitFor(
-                                    "round \(round): a block posted to the loop never ran",
-                                    { started.load(ordering: .acquiring) }
-                                )
-                            else { return }
-                        default: // right after the previous fire, as its step ends
-                            break
-                        }
-                        let timer = try! Loop.Timer(after: .microseconds(round % 7)) { _ in
-                            fired.add(1, ordering: .releasing)
-                        }
-                        loop.add(timer, to: .default)
-                        guard
-                            waitFor(
-                                "round \(round): the timer never fired", { fired.load(ordering: .acquiring) > round }
-                            )
-                        else { return }
-                    }
+                } catch {
+                    runEnd.withLock { $0 = .failed("no poster thread: \(error)") }
+                    posterDone.open()
+                    return
                 }
-                return loop.run(.default, timeout: generousDeadline * 4)
+                // No timeout of its own: the poster's stop ends the run, or the test reports it.
+                let result = loop.run(.default, timeout: .seconds(3600))
+                runEnd.withLock { $0 = $0 ?? .returned(result) }
             }
-        } catch is TestTimeout {
-            outcome = nil
+        } catch {
+            return Report(result: .failed("no loop thread: \(error)"))
         }
-        let finished = posterFinished.load(ordering: .acquiring)
-        #expect(stuck.withLock { $0 } == nil, "\(stuck.withLock { $0 } ?? "")")
-        #expect(
-            outcome != nil || !finished,
-            "the poster finished and stopped the loop, but the run went on (fired \(fired.load(ordering: .acquiring)))")
-        #expect(outcome == nil || outcome == .stopped)
-        #expect(fired.load(ordering: .acquiring) == played.load(ordering: .acquiring))
-        #expect(played.load(ordering: .acquiring) >= minimumRounds)
+        if !posterDone.wait(for: Self.posterLimit) {
+            let state = loopRef.withLock { $0 }.map(Self.state(of:)) ?? "no loop"
+            stuck.withLock { $0 = $0 ?? "the poster did not finish within \(Self.posterLimit); the loop:\n\(state)" }
+        }
+        if !runDone.wait(for: generousDeadline) {
+            let state = loopRef.withLock { $0 }.map(Self.state(of:)) ?? "no loop"
+            runEnd.withLock { $0 = $0 ?? .hung(state) }
+        }
+        return Report(
+            played: played.value, fired: fired.value,
+            stuck: stuck.withLock { $0 }, result: runEnd.withLock { $0 } ?? .failed("the run did not report"))
+    }
+
+    /// The poster: adds one timer per round, each after the previous one fired, at the round's
+    /// moment of the loop's pass.
+    private static func play(
+        rounds: Int, on loop: Loop, stuckAfter: Duration, fired: AtomicInt, played: AtomicInt,
+        stuck: Lock<String?>
+    ) {
+        /// Spins until `condition` holds; false at the deadline, with what it waited for and the
+        /// loop's state then recorded (an unexplained hang names its cause).
+        func waitFor(_ what: @autoclosure () -> String, _ condition: @autoclosure () -> Bool) -> Bool {
+            let deadline = ContinuousClock.now + stuckAfter
+            while !condition() {
+                guard ContinuousClock.now < deadline else {
+                    let report = "\(what()) within \(stuckAfter); the loop:\n\(state(of: loop))"
+                    stuck.withLock { $0 = $0 ?? report }
+                    return false
+                }
+                sched_yield()
+            }
+            return true
+        }
+        for round in 0..<rounds {
+            played.store(round + 1)
+            switch round % 3 {
+            case 0: // asleep
+                guard waitFor("round \(round): the loop never went to sleep", loop.isWaiting) else { return }
+            case 1: // busy: the timer is added while a block runs, mid-pass
+                let started = Atomic<Bool>(false)
+                loop.perform {
+                    started.store(true, ordering: .releasing)
+                    let until = ContinuousClock.now + .microseconds(20)
+                    while ContinuousClock.now < until {}
+                }
+                guard
+                    waitFor("round \(round): a block posted to the loop never ran", started.load(ordering: .acquiring))
+                else { return }
+            default: // right after the previous fire, as its step ends
+                break
+            }
+            let timer = try! Loop.Timer(after: .microseconds(round % 7)) { _ in
+                fired.increment()
+            }
+            loop.add(timer, to: .default)
+            guard waitFor("round \(round): the timer never fired", fired.value > round) else {
+                return
+            }
+        }
+    }
+
+    /// The loop's description and statistics, read from another thread.
+    private static func state(of loop: Loop) -> String {
+        "\(loop.debugDescription)\nstatistics: \(loop.statistics)"
     }
 }

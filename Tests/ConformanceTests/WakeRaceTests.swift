@@ -38,8 +38,14 @@ struct WakeRaceTests {
         } else {
             #expect(outcome.reactions == Self.rounds, "each \(poke) is served exactly once")
         }
-        #expect(outcome.registeredDescriptors == 0)
-        #expect(outcome.spuriousWakeups == 0)
+        // Read by the loop's thread as it finishes; nil when it never did (a failing sentinel:
+        // a thread left behind must not pass for a clean one).
+        guard let report = outcome.report else {
+            Issue.record("the loop's thread did not finish within \(generousDeadline) of being stopped")
+            return
+        }
+        #expect(report.registeredDescriptors == 0)
+        #expect(report.spuriousWakeups == 0)
     }
 }
 
@@ -51,10 +57,16 @@ struct WakeRace: Sendable {
         /// The first round whose poke the loop never reacted to, if any.
         var missed: Int?
         var reactions = 0
-        var registeredDescriptors = 0
+        /// What the loop's thread saw as it finished; `nil` when it never finished.
+        var report: Report?
+    }
+
+    /// What the loop's thread reads once its run has returned.
+    struct Report: Sendable {
+        var registeredDescriptors: Int
         /// Nothing but the pokes ends a sleep here: a wait that ends without one is a lost
         /// wake's cousin (a wake meant for an earlier sleep that was not absorbed).
-        var spuriousWakeups: UInt64 = 0
+        var spuriousWakeups: UInt64
     }
 
     let backend: BackendKind
@@ -66,13 +78,19 @@ struct WakeRace: Sendable {
         let loopRef = Ref<Loop>()
         let source = Ref<Loop.Source>()
         let ready = Latch()
-        let registered = Ref<Int>()
-        let spurious = Ref<UInt64>()
+        let report = Ref<Report>()
+        let failure = Ref<String>()
         let poke = self.poke
         let backend = self.backend
         let loopThread = try JoinableThread {
             defer { ready.open() }
-            guard let loop = try? Loop.current(backend: backend) else { return }
+            let loop: Loop
+            do {
+                loop = try Loop.current(backend: backend)
+            } catch {
+                failure.value = "the loop could not be created: \(error)"
+                return
+            }
             let keepAlive = Loop.Source {}
             loop.add(keepAlive, to: .default)
             let signalled = Loop.Source {
@@ -94,12 +112,14 @@ struct WakeRace: Sendable {
             _ = loop.run()
             keepAlive.invalidate()
             signalled.invalidate()
-            registered.value = loop.registeredDescriptorCount
-            spurious.value = loop.statistics.spuriousWakeups
+            report.value = Report(
+                registeredDescriptors: loop.registeredDescriptorCount,
+                spuriousWakeups: loop.statistics.spuriousWakeups)
         }
         ready.wait()
         guard let loop = loopRef.value, let signalled = source.value else {
             loopThread.join()
+            if let failure = failure.value { throw WakeRaceFailure(failure) }
             throw TestTimeout()
         }
 
@@ -130,10 +150,7 @@ struct WakeRace: Sendable {
         }
         loop.stop()
         // If a wake was lost the loop may never see this stop either: the thread is left behind.
-        if loopThread.join(within: generousDeadline) {
-            outcome.registeredDescriptors = registered.value ?? -1
-            outcome.spuriousWakeups = spurious.value ?? 0
-        }
+        if loopThread.join(within: generousDeadline) { outcome.report = report.value }
         outcome.reactions = reactions.value
         return outcome
     }
@@ -161,4 +178,10 @@ struct WakeRace: Sendable {
             sched_yield()
         }
     }
+}
+
+/// Why a wake race could not start, as the test report shows it.
+struct WakeRaceFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

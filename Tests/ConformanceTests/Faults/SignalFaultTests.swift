@@ -73,7 +73,15 @@ struct SignalFaultTests {
                 }
                 nextMessage.store(message + 1)
             }
-            let signalled = Loop.Source { performs.increment() }
+            // The number of the producer's latest signal, stored before it signals; a perform
+            // reads it when it begins, so a perform that read the last one began after the
+            // last signal (signals coalesce: "performed after the last" is what they owe).
+            let (signalsSent, seenAtPerform) = (AtomicInt(), AtomicInt())
+            let signals = blocks / 100
+            let signalled = Loop.Source {
+                seenAtPerform.store(signalsSent.value)
+                performs.increment()
+            }
             loop.add(portSource, to: .default)
             loop.add(signalled, to: .default)
             // One-shot timers spread over the producer's run, each checked for being early.
@@ -94,31 +102,45 @@ struct SignalFaultTests {
                         nextBlock.store(sequence + 1)
                     }
                     if sequence % 10 == 9 { port.send(sequence / 10) }
-                    if sequence % 100 == 99 { signalled.signal() }
+                    if sequence % 100 == 99 {
+                        signalsSent.increment()
+                        signalled.signal()
+                    }
                 }
                 loop.perform { loop.stop() }
             }
             let result = loop.run(timeout: generousDeadline)
             producer.join()
-            // The last messages may still be in the port when the stop block runs.
-            let deadline = ContinuousClock.now + generousDeadline
-            while nextMessage.value < expectedMessages || fired.value < timers || performs.value == 0,
+            // The last messages may still be in the port when the stop block runs. A third of
+            // the generous deadline, so that what is missing is reported before this thread's
+            // own deadline (onLoopThread's) hides it.
+            let deadline = ContinuousClock.now + generousDeadline / 3
+            while nextMessage.value < expectedMessages || fired.value < timers
+                || seenAtPerform.value < signals || signalled.isSignalled,
                 ContinuousClock.now < deadline
             {
                 _ = loop.run(timeout: .milliseconds(10), returnAfterSourceHandled: true)
             }
+            let leftSignalled = signalled.isSignalled
             portSource.invalidate()
             signalled.invalidate()
             return (
-                result, nextBlock.value, nextMessage.value, performs.value, fired.value, violations.first,
-                loop.registeredDescriptorCount
+                result, nextBlock.value, nextMessage.value,
+                (performs.value, signalsSent.value, seenAtPerform.value, leftSignalled), fired.value,
+                violations.first, loop.registeredDescriptorCount
             )
         }
-        let (result, ranBlocks, messages, performs, firedTimers, violations, registered) = outcome
+        let (result, ranBlocks, messages, signalling, firedTimers, violations, registered) = outcome
+        let (performs, signals, seenAtLastPerform, leftSignalled) = signalling
         #expect(result == .stopped)
         #expect(ranBlocks == blocks)
         #expect(messages == blocks / 10)
-        #expect(performs >= 1)
+        #expect(signals == blocks / 100)
+        // Each signal is followed by a perform that began after it: the last perform read the
+        // last signal's number, no signal was left pending, and none was performed unsent.
+        #expect(seenAtLastPerform == signals, "the last perform began after signal \(seenAtLastPerform) of \(signals)")
+        #expect(!leftSignalled, "the source was left signalled")
+        #expect(performs >= 1 && performs <= signals, "\(performs) performs for \(signals) signals")
         #expect(firedTimers == timers)
         #expect(violations.isEmpty, "\(violations)")
         #expect(registered == 0)

@@ -18,20 +18,3 @@ final class Trace: Sendable {
     /// The number of events so far.
     var count: Int { events.withLock { $0.count } }
 }
-
-/// The backends this build includes that can start on this machine: every conformance test
-/// runs once per backend. One that cannot start (io_uring disabled, say) is reported by
-/// `BackendAvailabilityTests` with the reason, and its cases are skipped.
-let backends: [BackendKind] = BackendKind.allCases.filter { unavailability(of: $0) == nil }
-
-/// Why `kind` cannot start here, or `nil` when it can.
-func unavailability(of kind: BackendKind) -> BackendError? {
-    do {
-        _ = try kind.factory.make()
-        return nil
-    } catch let error as BackendError {
-        return error
-    } catch {
-        return .unavailable(kind, .other(error as? SystemError ?? SystemError("start", errno: 0)))
-    }
-}

@@ -174,13 +174,17 @@ final class StressChurn: @unchecked Sendable {
                         if ContinuousClock.now < instant { violations.record("a one-shot timer fired early") }
                         record.call()
                     })
-            else { return false }
+            else {
+                violations.record("a one-shot timer was refused")
+                return false
+            }
             loop.add(timer, to: .default)
             fired.append(record)
             records.append((record, 1, false))
         }
         let cancelled = ChurnRecord("a one-shot timer invalidated from another thread", violations: violations)
         guard let timer = try? Loop.Timer(after: .milliseconds(2), handler: { _ in cancelled.call() }) else {
+            violations.record("a one-shot timer was refused")
             return false
         }
         loop.add(timer, to: .default)
@@ -203,7 +207,10 @@ final class StressChurn: @unchecked Sendable {
                         done.open()
                     }
                 })
-        else { return false }
+        else {
+            violations.record("a repeating timer was refused")
+            return false
+        }
         loop.add(timer, to: .default)
         records.append((record, 3, false))
         return awaitLatch(done, "a repeating timer did not fire three times")
@@ -223,7 +230,10 @@ final class StressChurn: @unchecked Sendable {
                     }
                     record.call()
                 })
-        else { return false }
+        else {
+            violations.record("a re-armed timer was refused")
+            return false
+        }
         loop.add(timer, to: .default)
         let soon = ContinuousClock.now + .milliseconds(1)
         instant.withLock { $0 = soon }

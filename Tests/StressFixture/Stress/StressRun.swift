@@ -40,7 +40,13 @@ enum StressRun {
 
     private static func warmUp(_ backend: BackendKind) throws {
         let thread = try JoinableThread {
-            guard let loop = try? Loop.current(backend: backend), let port = try? Loop.Port<Int>() else { return }
+            let (loop, port): (Loop, Loop.Port<Int>)
+            do {
+                (loop, port) = (try Loop.current(backend: backend), try Loop.Port<Int>())
+            } catch {
+                fail("the warm-up loop could not be created: \(error)")
+                return
+            }
             let source = Loop.Source(port: port) { _ in }
             loop.add(source, to: .default)
             port.send(1)

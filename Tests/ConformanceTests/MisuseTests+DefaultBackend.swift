@@ -1,0 +1,44 @@
+import Glibc
+import RunLoopKit
+import Testing
+
+/// X3: Misuse traps — `Loop.current` and `Loop.main` cannot throw, so a default backend that
+/// cannot start traps, naming why. Provoked in an exit test's child: with no descriptor left
+/// to the process (`RLIMIT_NOFILE` 0), no backend can start, whichever the build's default is.
+@Suite("Default backend that cannot start")
+struct DefaultBackendTrapTests {
+    @Test("Loop.current traps, naming why, when the build's default backend cannot start")
+    func currentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            leaveNoDescriptor()
+            _ = Loop.current
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("RunLoopKit: cannot create this thread's loop: "), "\(message)")
+        #expect(message.contains("\(BackendKind.default)"), "the message does not name the backend: \(message)")
+    }
+
+    @Test("Loop.main traps, naming why, when the build's default backend cannot start")
+    func mainTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            leaveNoDescriptor()
+            _ = Loop.main
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("RunLoopKit: cannot create the main loop: "), "\(message)")
+        #expect(message.contains("\(BackendKind.default)"), "the message does not name the backend: \(message)")
+    }
+}
+
+/// Lowers the process's descriptor limit to zero: every call that would open one fails with
+/// `EMFILE` (those already open, standard error among them, still work).
+private func leaveNoDescriptor() {
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = 0
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+private func standardError(of result: ExitTest.Result?) -> String {
+    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
