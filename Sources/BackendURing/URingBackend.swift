@@ -46,6 +46,9 @@ public final class URingBackend: Backend {
     private var lastPollID: UInt64 = 0
     /// Descriptors whose poll must be armed before the next wait (may hold stale entries).
     private var needsArming: [Int32] = []
+    /// The descriptors being armed now: `needsArming`'s previous contents, swapped out so that
+    /// neither buffer is ever copied (a copy would make the next `removeAll` allocate anew).
+    private var arming: [Int32] = []
     /// Events harvested but not yet handed out (a harvest can happen outside `wait`, when a
     /// full submission queue had to be flushed).
     private var ready: [ReadyEvent] = []
@@ -182,9 +185,11 @@ public final class URingBackend: Backend {
     /// re-arm) for every descriptor it reported.
     private func armPolls() throws(SystemError) {
         guard !needsArming.isEmpty else { return }
-        let descriptors = needsArming
-        needsArming.removeAll(keepingCapacity: true)
-        for descriptor in descriptors {
+        // Swapped, not copied: a copy shares `needsArming`'s buffer, and emptying it then
+        // allocates a new one, once per pass that re-arms a poll.
+        swap(&arming, &needsArming)
+        defer { arming.removeAll(keepingCapacity: true) }
+        for descriptor in arming {
             guard let registration = registrations[descriptor], registration.armedPoll == nil, !registration.failed
             else { continue }
             // The registered file was closed behind Core's back and the number reused: never
