@@ -21,6 +21,9 @@ public final class URingBackend: Backend {
     /// The waker that posts an `IORING_OP_MSG_RING` into this ring: safe from any thread; a
     /// wake while one is pending sends nothing.
     public var waker: any BackendWaker { uringWaker }
+    /// The ring's descriptor: for tests that read the kernel's own account of its poll
+    /// requests (`/proc/self/fdinfo`), which no public API gives.
+    package var ringDescriptor: Int32 { ring.descriptor }
 
     /// One watched descriptor.
     private struct Registration {
