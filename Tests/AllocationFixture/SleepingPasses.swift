@@ -28,6 +28,7 @@ struct SleepingPasses {
     func wokenByTimer() throws {
         let mode: Loop.Mode = "woken by a timer"
         let loop = self.loop
+        try takeDueTimerPathOnce()
         let timer = try Loop.Timer(after: .milliseconds(1), repeating: .milliseconds(1)) { _ in loop.stop() }
         loop.add(timer, to: mode)
         defer { timer.invalidate() }
@@ -90,6 +91,34 @@ struct SleepingPasses {
                 let result = loop.run(mode, timeout: .seconds(60))
                 return result == .stopped ? nil : "a run ended \(result), not stopped by the posted block"
             }
+        }
+    }
+
+    /// Makes a pass find a timer already due when it decides whether to sleep, and poll instead.
+    ///
+    /// On a loaded machine some runs of ``wokenByTimer()`` take that path (their thread was
+    /// descheduled past the next fire), and its first use in the process allocates once: Core's
+    /// `SleepPlan.poll` is a lazily initialised global whose value lives in a heap buffer. That
+    /// is a one-time initialisation, not a pass's allocation, so the warm-up takes the path
+    /// deterministically (a timer due now, added by an observer just before the decision)
+    /// rather than leave it to the machine's load.
+    private func takeDueTimerPathOnce() throws {
+        let mode: Loop.Mode = "due timer at the sleep decision"
+        let loop = self.loop
+        let keepAlive = Loop.Source {}
+        let due = try Loop.Timer(after: .zero) { _ in loop.stop() }
+        let adder = Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in loop.add(due, to: mode) }
+        loop.add(keepAlive, to: mode)
+        loop.add(adder, to: mode)
+        defer {
+            keepAlive.invalidate()
+            due.invalidate()
+            adder.invalidate()
+        }
+        let wakeups = loop.statistics.wakeups
+        let result = loop.run(mode, timeout: .seconds(60))
+        if result != .stopped || loop.statistics.wakeups != wakeups {
+            fail("\(backend): the warm-up's due timer did not end its run at once without a sleep (\(result))")
         }
     }
 
