@@ -120,8 +120,9 @@ let package = Package(
         // tests that count descriptors or memory, lower limits or read standard error run it.
         .executableTarget(
             name: "StressFixture", dependencies: ["RunLoopKit", "TestSupport"], path: "Tests/StressFixture"),
-        // A program that counts a loop's allocations per pass and per block, run with the malloc
-        // interposer preloaded.
+        // A program that counts a loop's allocations per pass (polling, and sleeping until woken)
+        // and per block, with the malloc interposer; it checks its counter on deliberate
+        // allocations first.
         .executableTarget(
             name: "AllocationFixture",
             dependencies: [

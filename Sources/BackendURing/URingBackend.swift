@@ -21,6 +21,9 @@ public final class URingBackend: Backend {
     /// The waker that posts an `IORING_OP_MSG_RING` into this ring: safe from any thread; a
     /// wake while one is pending sends nothing.
     public var waker: any BackendWaker { uringWaker }
+    /// The ring's descriptor: for tests that read the kernel's own account of its poll
+    /// requests (`/proc/self/fdinfo`), which no public API gives.
+    package var ringDescriptor: Int32 { ring.descriptor }
 
     /// One watched descriptor.
     private struct Registration {
@@ -46,6 +49,9 @@ public final class URingBackend: Backend {
     private var lastPollID: UInt64 = 0
     /// Descriptors whose poll must be armed before the next wait (may hold stale entries).
     private var needsArming: [Int32] = []
+    /// The descriptors being armed now: `needsArming`'s previous contents, swapped out so that
+    /// neither buffer is ever copied (a copy would make the next `removeAll` allocate anew).
+    private var arming: [Int32] = []
     /// Events harvested but not yet handed out (a harvest can happen outside `wait`, when a
     /// full submission queue had to be flushed).
     private var ready: [ReadyEvent] = []
@@ -182,9 +188,11 @@ public final class URingBackend: Backend {
     /// re-arm) for every descriptor it reported.
     private func armPolls() throws(SystemError) {
         guard !needsArming.isEmpty else { return }
-        let descriptors = needsArming
-        needsArming.removeAll(keepingCapacity: true)
-        for descriptor in descriptors {
+        // Swapped, not copied: a copy shares `needsArming`'s buffer, and emptying it then
+        // allocates a new one, once per pass that re-arms a poll.
+        swap(&arming, &needsArming)
+        defer { arming.removeAll(keepingCapacity: true) }
+        for descriptor in arming {
             guard let registration = registrations[descriptor], registration.armedPoll == nil, !registration.failed
             else { continue }
             // The registered file was closed behind Core's back and the number reused: never

@@ -282,7 +282,9 @@ extension Loop {
         /// The timer slack the wait needs (`nil`: the thread's own).
         var slack: UInt?
 
-        static let poll = SleepPlan(deadline: nil, sleeps: false, slack: nil)
+        /// Computed, not stored: a stored static is a lazily made global whose first use, inside
+        /// a pass, allocates its storage.
+        static var poll: SleepPlan { SleepPlan(deadline: nil, sleeps: false, slack: nil) }
     }
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.

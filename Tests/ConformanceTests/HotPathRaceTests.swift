@@ -251,6 +251,7 @@ struct HotPathRaceTests {
             return
         }
         #expect(report.registeredDescriptors == 0, "descriptors left registered", sourceLocation: sourceLocation)
+        #expect(report.inKernel.isEmpty, "left registered in the kernel", sourceLocation: sourceLocation)
         #expect(report.statistics.spuriousWakeups == 0, "spurious wakeups", sourceLocation: sourceLocation)
     }
 }
@@ -931,11 +932,20 @@ private struct DescriptorRace {
                 // Readable again: a registration left behind would report it.
                 probe.pipe.fill()
             }
-            // Out of the backend before the removal returned.
+            // Out of the backend before the removal returned: as Core counts, and as the kernel
+            // tells it (read before the pipes close, which would drop an epoll entry by itself).
             let registered = loop.registeredDescriptorCount
             if registered != 0 {
                 violations.record(
                     "round \(round): \(registered) descriptors still registered after every removal returned")
+            }
+            do {
+                let inKernel = try host.kernel.registrations()
+                if !inKernel.isEmpty {
+                    violations.record("round \(round): the kernel still holds \(inKernel) after every removal returned")
+                }
+            } catch {
+                violations.record("round \(round): \(error)")
             }
             // Three more waits: the second began after the removals returned, and the third
             // follows that one's pass, where a stale registration's handler would have run.
@@ -975,9 +985,14 @@ private struct HotPathLoop: Sendable {
     struct Report: Sendable {
         var statistics = Loop.Statistics()
         var registeredDescriptors = -1
+        /// What the kernel still held for the loop's sources (``KernelRegistrations``), or why
+        /// it could not be read.
+        var inKernel = ["never read"]
     }
 
     let loop: Loop
+    /// Where the kernel keeps the loop's registrations.
+    let kernel: KernelRegistrations
     private let thread: JoinableThread
     private let report: Ref<Report>
 
@@ -992,14 +1007,18 @@ private struct HotPathLoop: Sendable {
     ) throws {
         let ready = Latch()
         let loopRef = Ref<Loop>()
+        let kernelRef = Ref<KernelRegistrations>()
         let failure = Ref<String>()
         let report = Ref<Report>()
         thread = try JoinableThread {
             defer { ready.open() }
             let loop: Loop
+            let kernel: KernelRegistrations
             let cleanUp: @Sendable () -> Void
             do {
                 loop = try Loop.current(backend: backend)
+                kernel = try KernelRegistrations.find(for: loop)
+                kernelRef.value = kernel
                 cleanUp = try prepare(loop)
             } catch {
                 failure.value = "\(error)"
@@ -1009,14 +1028,18 @@ private struct HotPathLoop: Sendable {
             loop.perform(in: modes) { ready.open() }
             body(loop)
             cleanUp()
-            report.value = Report(statistics: loop.statistics, registeredDescriptors: loop.registeredDescriptorCount)
+            let inKernel: [String]
+            do { inKernel = try kernel.registrations().map(\.description) } catch { inKernel = ["\(error)"] }
+            report.value = Report(
+                statistics: loop.statistics, registeredDescriptors: loop.registeredDescriptorCount, inKernel: inKernel)
         }
         self.report = report
-        guard ready.wait(), let loop = loopRef.value, failure.value == nil else {
+        guard ready.wait(), let loop = loopRef.value, let kernel = kernelRef.value, failure.value == nil else {
             thread.join(within: generousDeadline)
             throw HotPathSetupFailed(why: failure.value ?? "the loop's thread did not start its run")
         }
         self.loop = loop
+        self.kernel = kernel
     }
 
     /// Ends the run with `end` (by default `stop()`) and joins the loop's thread; `nil` if the

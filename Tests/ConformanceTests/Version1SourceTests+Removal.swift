@@ -19,9 +19,13 @@ extension Version1SourceTests {
             loop.add(source, to: .default)
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
+            let kernel = try KernelRegistrations.find(for: loop)
+            let inKernel = Lock("never read")
             try spawnThread {
                 while !loop.isWaiting { sched_yield() }
                 source.invalidate()
+                // Read before the close, which would drop an epoll entry by itself.
+                inKernel.withLock { $0 = kernelAccount(kernel, holds: 1, without: ours) }
                 close(ours)
                 // The peer sees end of file only once nothing holds the socket open.
                 outcome.withLock { $0 = waitForEndOfFile(peer) }
@@ -30,6 +34,8 @@ extension Version1SourceTests {
             loop.run(timeout: generousDeadline)
             keepAlive.invalidate()
             #expect(loop.registeredDescriptorCount == 0)
+            #expect(inKernel.withLock { $0 } == "as expected", "the keep-alive port's registration only")
+            #expect(kernelAccount(kernel, holds: 0) == "as expected")
             return outcome.withLock { $0 }
         }
         #expect(outcome == "end of file")
@@ -45,16 +51,22 @@ extension Version1SourceTests {
             // A poll registers the descriptor; the run then ends and nothing runs the loop.
             loop.run(timeout: .zero)
             #expect(loop.registeredDescriptorCount == 1)
+            let kernel = try KernelRegistrations.find(for: loop)
+            #expect(kernelAccount(kernel, holds: 1) == "as expected", "the kernel sees the registration")
             let outcome = Lock<String>("")
+            let inKernel = Lock("never read")
             let done = Latch()
             try spawnThread {
                 loop.remove(source, from: .default)
+                // Read before the close, which would drop an epoll entry by itself.
+                inKernel.withLock { $0 = kernelAccount(kernel, holds: 0) }
                 close(ours)
                 outcome.withLock { $0 = waitForEndOfFile(peer) }
                 done.open()
             }
             done.wait()
             #expect(loop.registeredDescriptorCount == 0)
+            #expect(inKernel.withLock { $0 } == "as expected")
             return outcome.withLock { $0 }
         }
         #expect(outcome == "end of file")
@@ -90,22 +102,18 @@ extension Version1SourceTests {
     }
 }
 
-/// A connected pair of stream sockets, close-on-exec.
-func socketPair() throws -> (Int32, Int32) {
-    var ends: [Int32] = [0, 0]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-        throw SystemError("socketpair", errno: currentErrno())
+/// "as expected" when the kernel holds `count` registrations for the loop's sources, none of
+/// them on `descriptor`; otherwise what it holds, or why it could not be read.
+func kernelAccount(_ kernel: KernelRegistrations, holds count: Int, without descriptor: Int32? = nil) -> String {
+    do {
+        let held = try kernel.registrations()
+        guard held.count == count, descriptor == nil || !held.contains(where: { $0.descriptor == descriptor }) else {
+            return "\(kernel) holds \(held.count): \(held)"
+        }
+        return "as expected"
+    } catch {
+        return "\(error)"
     }
-    return (ends[0], ends[1])
-}
-
-/// Waits (up to the generous deadline) until `descriptor` reads end of file.
-func waitForEndOfFile(_ descriptor: Int32) -> String {
-    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    let millis = Int32(generousDeadline.components.seconds * 1000)
-    guard poll(&entry, 1, millis) == 1 else { return "still open" }
-    var byte: UInt8 = 0
-    return read(descriptor, &byte, 1) == 0 ? "end of file" : "data"
 }
 
 /// Whether any epoll instance of this process watches the file with inode `inode` (from the

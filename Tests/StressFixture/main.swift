@@ -20,6 +20,7 @@ let scenarios: [String: (BackendKind) throws -> Void] = [
     "reuse-behind-source": ReuseScenario.reusedBehindRegisteredSource,
     "exhaustion": ExhaustionScenario.runOut,
     "exhaustion-partial": ExhaustionScenario.partialCreation,
+    "kernel-registrations": RegistrationScenario.removeThenTearDown,
     "teardown": { backend in try TeardownScenario.manyThreads(backend, count: scaled(10_000, minimum: 200)) },
 ]
 

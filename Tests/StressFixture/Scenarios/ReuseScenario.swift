@@ -8,6 +8,7 @@ enum ReuseScenario {
     /// watches that number (now B) and B gets data.
     static func newSourceOnReusedNumber(_ backend: BackendKind) throws {
         try onOwnThread(backend) { loop in
+            let kernel = try KernelRegistrations.find(for: loop)
             let (old, new) = (try Pipe(), try Pipe())
             let oldCalls = AtomicInt()
             let oldSource = try Loop.Source(fileDescriptor: old.readEnd) { _ in oldCalls.increment() }
@@ -32,6 +33,7 @@ enum ReuseScenario {
             check(
                 loop.registeredDescriptorCount == 0,
                 "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
             Glibc.close(old.readEnd)
             Glibc.close(old.writeEnd)
             Glibc.close(new.writeEnd)
@@ -43,6 +45,7 @@ enum ReuseScenario {
     /// register its descriptors again, and that is where it must notice.
     static func reusedBehindRegisteredSource(_ backend: BackendKind) throws {
         try onOwnThread(backend) { loop in
+            let kernel = try KernelRegistrations.find(for: loop)
             let (old, new) = (try Pipe(), try Pipe())
             let oldCalls = AtomicInt()
             let oldSource = try Loop.Source(fileDescriptor: old.readEnd) { _ in oldCalls.increment() }
@@ -73,6 +76,7 @@ enum ReuseScenario {
             check(
                 loop.registeredDescriptorCount == 0,
                 "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
             Glibc.close(old.readEnd)
             Glibc.close(old.writeEnd)
             Glibc.close(new.writeEnd)

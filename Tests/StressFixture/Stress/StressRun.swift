@@ -71,6 +71,7 @@ enum StressRun {
         let loopThread = try JoinableThread {
             do {
                 let built = try StressItems(backend: backend, ledger: ledger)
+                let kernel = try KernelRegistrations.find(for: built.loop)
                 items.value = built
                 ready.open()
                 var runs = 0
@@ -84,6 +85,7 @@ enum StressRun {
                     built.loop.registeredDescriptorCount == 0,
                     "\(built.loop.registeredDescriptorCount) descriptors still registered after invalidating every source"
                 )
+                checkNothingRegisteredInKernel(kernel, "after invalidating every source")
                 let last = built.loop.run(timeout: .zero)
                 check(
                     last == .finished,
