@@ -30,8 +30,15 @@ final class CoreHarness: @unchecked Sendable {
     /// fresh thread: the loop is torn down when it exits).
     static func run(_ program: Program) -> Trace {
         let harness = CoreHarness(program: program)
-        defer { harness.breakCycles() }
-        return harness.runSteps()
+        var trace = harness.runSteps()
+        harness.breakCycles()
+        // Every descriptor source is invalidated now: none of their descriptors may be left in
+        // the backend (D7). The model predicts no such step, so a leftover is a difference.
+        let left = harness.backend.registeredCount
+        if left > 0 {
+            trace.steps.append(["backend: descriptors still registered after their sources were invalidated: \(left)"])
+        }
+        return trace
     }
 
     private init(program: Program) {

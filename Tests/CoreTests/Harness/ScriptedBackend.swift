@@ -65,7 +65,8 @@ final class ScriptedBackend: Backend {
         self.readiness[descriptor] = readiness
     }
 
-    /// How many descriptors are registered (the harness checks none is left at the end).
+    /// How many descriptors are registered (the harness checks that none is left once every
+    /// source is invalidated).
     var registeredCount: Int { registrations.count }
 
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {

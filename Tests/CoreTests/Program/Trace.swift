@@ -11,7 +11,7 @@ struct Trace: Sendable, Equatable {
             guard expected != got else { continue }
             let line =
                 (0..<min(expected.count, got.count)).first { expected[$0] != got[$0] } ?? min(expected.count, got.count)
-            let step = index < program.steps.count ? "\(program.steps[index])" : "(after the last step)"
+            let step = index < program.steps.count ? "\(program.steps[index])" : "after the last step"
             return """
                 Core differs from the model at step \(index) (\(step)), event \(line):
                 model predicts:
