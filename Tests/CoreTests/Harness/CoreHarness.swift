@@ -175,6 +175,7 @@ final class CoreHarness: @unchecked Sendable {
             case let .observer(index): observers[index].invalidate()
             }
         case let .signal(index): sources[index].signal()
+        case let .signalDescriptor(index): descriptorSources[index].signal()
         case let .setFireInstant(index, fromNow):
             // An unbound timer would read the real clock: left alone, as in the model.
             if timerBound[index] { timers[index].nextFireInstant = clock.now + .milliseconds(fromNow) }

@@ -176,6 +176,7 @@ final class Model {
         case let .setFireInstant(index, fromNow): setFireInstant(index, now + fromNow * Self.millisecond)
         case let .setTolerance(index, milliseconds): setTolerance(index, milliseconds * Self.millisecond)
         case let .setReadiness(index, ready): readiness[index] = ready
+        case .signalDescriptor: break // No effect on a version-1 source (D5).
         case let .perform(modes, action):
             blockCount += 1
             blocks.append(Block(id: blockCount, modes: modes, action: action))

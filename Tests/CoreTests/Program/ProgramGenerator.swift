@@ -94,7 +94,10 @@ enum ProgramGenerator {
         case .add: .add(item(&rng), mode(&rng))
         case .remove: .remove(item(&rng), mode(&rng))
         case .invalidate: .invalidate(item(&rng))
-        case .signal: .signal(source: .random(in: 0..<itemsPerKind, using: &rng))
+        case .signal:
+            chance(0.1, &rng)
+                ? .signalDescriptor(.random(in: 0..<itemsPerKind, using: &rng))
+                : .signal(source: .random(in: 0..<itemsPerKind, using: &rng))
         case .setFireInstant:
             .setFireInstant(
                 timer: .random(in: 0..<itemsPerKind, using: &rng), fromNow: .random(in: -10...30, using: &rng))

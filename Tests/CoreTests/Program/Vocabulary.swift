@@ -122,6 +122,8 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
     case remove(ItemRef, ModeName)
     case invalidate(ItemRef)
     case signal(source: Int)
+    /// `signal()` on a descriptor source, which has no effect (D5).
+    case signalDescriptor(Int)
     /// Sets a timer's next fire instant to now + `fromNow` (which may be negative).
     case setFireInstant(timer: Int, fromNow: Int)
     /// Changes a timer's tolerance (`setTolerance`), in ms.
@@ -146,6 +148,7 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
         case let .remove(item, mode): "remove \(item) from \(mode)"
         case let .invalidate(item): "invalidate \(item)"
         case let .signal(source): "signal s\(source)"
+        case let .signalDescriptor(index): "signal d\(index)"
         case let .setFireInstant(timer, fromNow):
             "set t\(timer).nextFireInstant = now\(fromNow < 0 ? "" : "+")\(fromNow)ms"
         case let .setTolerance(timer, milliseconds): "set t\(timer).tolerance = \(milliseconds)ms"
@@ -170,7 +173,7 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
         case let .add(item, _), let .remove(item, _), let .invalidate(item): ([item], nil)
         case let .signal(source): ([.source(source)], nil)
         case let .setFireInstant(timer, _), let .setTolerance(timer, _): ([.timer(timer)], nil)
-        case let .setReadiness(descriptor, _): ([.descriptor(descriptor)], nil)
+        case let .setReadiness(descriptor, _), let .signalDescriptor(descriptor): ([.descriptor(descriptor)], nil)
         case let .perform(_, action): ([], action)
         default: ([], nil)
         }
