@@ -17,17 +17,20 @@ struct ModelBasedTests {
 /// milliseconds; this only catches a loop that never returns).
 let programDeadline: Duration = .seconds(60)
 
-/// Runs `program` on Core (on a fresh thread) and in the model (meanwhile, here), and records
-/// the first difference as an issue.
+/// Runs `program` on Core (on a fresh thread), then in the model, and records the first
+/// difference as an issue.
+///
+/// The model goes second: where the contract leaves the loop a choice (when, within the
+/// tolerance windows, a sleep ends), it checks Core's choice and follows it.
 func checkAgainstModel(_ program: Program, sourceLocation: SourceLocation = #_sourceLocation) {
     let core = FreshThread { CoreHarness.run(program) }
-    let predicted = Model.predict(program)
     guard let actual = core.value(within: programDeadline) else {
         Issue.record(
             "Core did not finish the program within \(programDeadline) (a run that never returns?)",
             sourceLocation: sourceLocation)
         return
     }
+    let predicted = Model.predict(program, observed: actual)
     if let report = predicted.divergence(from: actual, program: program) {
         Issue.record("\(report)", sourceLocation: sourceLocation)
     }

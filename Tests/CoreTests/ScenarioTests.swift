@@ -51,11 +51,13 @@ struct ScenarioTests {
             ])
     }
 
-    @Test("nextFireInstant set in the timer's own callback replaces the advance when later than the instant served")
+    @Test("nextFireInstant set in the timer's own callback replaces the advance, even when sooner (T6)")
     func fireInstantSetInOwnCallback() {
         let program = Program.scenario(
             timers: [
-                0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: 2), .none])
+                0: .init(
+                    fireAt: 10, interval: 10, tolerance: 0, order: 0,
+                    actions: [.setFireInstant(timer: 0, fromNow: 2), .none])
             ],
             steps: [
                 .add(.timer(0), .default),
@@ -67,10 +69,15 @@ struct ScenarioTests {
             of: program,
             [
                 "0ms run default",
+                "0ms sleep until 10ms",
                 "10ms timer t0 @10ms in default",
+                "10ms sleep until 12ms",
                 "12ms timer t0 @12ms in default",
+                "12ms sleep until 22ms",
                 "22ms timer t0 @22ms in default",
+                "22ms sleep until 24ms",
                 "24ms timer t0 @24ms in default",
+                "24ms sleep until 25ms",
                 "25ms run default -> timedOut",
             ])
     }
@@ -79,7 +86,9 @@ struct ScenarioTests {
     func pastFireInstantSetInOwnCallbackFiresNextPass() {
         let program = Program.scenario(
             timers: [
-                0: .init(fireAt: 10, interval: 10, order: 0, actions: [.setFireInstant(timer: 0, fromNow: -2), .none])
+                0: .init(
+                    fireAt: 10, interval: 10, tolerance: 0, order: 0,
+                    actions: [.setFireInstant(timer: 0, fromNow: -2), .none])
             ],
             observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
             steps: [
@@ -92,7 +101,7 @@ struct ScenarioTests {
             ]
         )
         #expect(
-            Array(Model.predict(program).steps[3].dropLast()) == [
+            Array(Model.predict(program, observed: nil).steps[3].dropLast()) == [
                 "15ms run default",
                 "15ms observer o0 beforeTimers in default",
                 "15ms timer t0 @10ms in default",
@@ -108,12 +117,44 @@ struct ScenarioTests {
             ])
     }
 
+    @Test("the instant being served, set in the timer's own callback, means now: it fires again in the next pass (T6)")
+    func servedInstantSetInOwnCallbackFiresAgain() {
+        let program = Program.scenario(
+            timers: [
+                0: .init(
+                    fireAt: 10, interval: 10, tolerance: 0, order: 0,
+                    actions: [.setFireInstant(timer: 0, fromNow: -5), .none])
+            ],
+            steps: [
+                .add(.timer(0), .default),
+                // The loop was busy: the timer is served 5 ms late, and sets the instant served.
+                .advanceClock(15),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        #expect(
+            Array(Model.predict(program, observed: nil).steps[2].dropLast()) == [
+                "15ms run default",
+                "15ms timer t0 @10ms in default",
+                "15ms run default -> timedOut",
+            ])
+        expectEvents(
+            of: program,
+            [
+                "15ms run default",
+                "15ms timer t0 @15ms in default",
+                "15ms run default -> timedOut",
+            ])
+    }
+
     @Test("a timer re-armed to now by another timer's callback fires in a later pass")
     func timerReArmedByAnotherFiresNextPass() {
         let program = Program.scenario(
             timers: [
-                0: .init(fireAt: 0, interval: nil, order: 0, actions: [.setFireInstant(timer: 1, fromNow: 0)]),
-                1: .init(fireAt: 30, interval: nil, order: 0, actions: []),
+                0: .init(
+                    fireAt: 0, interval: nil, tolerance: 0, order: 0, actions: [.setFireInstant(timer: 1, fromNow: 0)]),
+                1: .init(fireAt: 30, interval: nil, tolerance: 0, order: 0, actions: []),
             ],
             steps: [
                 .add(.timer(1), .default),
@@ -137,8 +178,8 @@ struct ScenarioTests {
         // for it (same generation) when it came back, and served the step that re-added it.
         let program = Program.scenario(
             timers: [
-                0: .init(fireAt: 10, interval: nil, order: 0, actions: [.add(.timer(1), .default)]),
-                1: .init(fireAt: 10, interval: 100, order: 1, actions: []),
+                0: .init(fireAt: 10, interval: nil, tolerance: 0, order: 0, actions: [.add(.timer(1), .default)]),
+                1: .init(fireAt: 10, interval: 100, tolerance: 0, order: 1, actions: []),
             ],
             observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
             steps: [
@@ -154,11 +195,13 @@ struct ScenarioTests {
             [
                 "0ms run default",
                 "0ms observer o0 beforeTimers in default",
+                "0ms sleep until 10ms",
                 // Woken at 10 ms, the pass that slept fires the due timers (CFRunLoop's order).
                 "10ms timer t0 @10ms in default",
                 "10ms observer o0 beforeTimers in default",
                 "10ms timer t1 @10ms in default",
                 "10ms observer o0 beforeTimers in default",
+                "10ms sleep until 15ms",
                 "15ms run default -> timedOut",
             ])
     }
@@ -187,7 +230,7 @@ struct ScenarioTests {
     @Test("a timer that joins a mode made common while in no mode has its past instant clamped, as add(_:to:) does")
     func commonTimerJoiningLaterIsClamped() {
         let program = Program.scenario(
-            timers: [0: .init(fireAt: 0, interval: 10, order: 0, actions: [])],
+            timers: [0: .init(fireAt: 0, interval: 10, tolerance: 0, order: 0, actions: [])],
             steps: [
                 .add(.timer(0), .common),
                 .remove(.timer(0), .default),
@@ -214,7 +257,7 @@ struct ScenarioTests {
                 .invalidate(.source(0)),
             ]
         )
-        let state = Model.predict(program).steps.last!.last!
+        let state = Model.predict(program, observed: nil).steps.last!.last!
         #expect(state.contains("s0 invalid;"))
         checkAgainstModel(program)
     }
@@ -236,12 +279,133 @@ struct ScenarioTests {
             ])
     }
 
+    @Test("a timer due and a descriptor ready when one wait ends are both handled in that pass, the timer first (R7)")
+    func timerThenDescriptorInOnePass() {
+        let program = Program.scenario(
+            descriptors: [0: .init(interest: .readable, order: 0, actions: [.setReadiness(descriptor: 0, [])])],
+            timers: [0: .init(fireAt: 10, interval: nil, tolerance: 0, order: 0, actions: [])],
+            observers: [0: .init(activities: [.beforeTimers], repeats: true, order: 0, actions: [])],
+            steps: [
+                .add(.observer(0), .default),
+                .add(.timer(0), .default),
+                .add(.descriptor(0), .default),
+                .advanceClock(10),
+                .setReadiness(descriptor: 0, [.readable]),
+                .run(.default, timeout: 20, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(
+            of: program,
+            [
+                "10ms run default",
+                "10ms observer o0 beforeTimers in default",
+                "10ms timer t0 @10ms in default",
+                "10ms source d0 [readable] in default",
+                "10ms observer o0 beforeTimers in default",
+                "10ms sleep until 30ms",
+                "30ms run default -> timedOut",
+            ])
+    }
+
+    @Test(
+        "a ready descriptor is handled in every pass until drained; hang-ups reach every interest, by order (D2, D3, D6)"
+    )
+    func levelTriggeredDescriptors() {
+        let program = Program.scenario(
+            descriptors: [
+                0: .init(interest: .readable, order: 1, actions: [.none, .setReadiness(descriptor: 0, [])]),
+                1: .init(interest: .writable, order: 0, actions: [.setReadiness(descriptor: 1, [])]),
+            ],
+            steps: [
+                .add(.descriptor(0), .default),
+                .add(.descriptor(1), .default),
+                .setReadiness(descriptor: 0, [.readable]),
+                .setReadiness(descriptor: 1, [.readable, .hangup]),
+                .run(.default, timeout: 5, returnAfterSourceHandled: false),
+            ]
+        )
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms source d1 [hangup] in default",
+                "0ms source d0 [readable] in default",
+                "0ms source d0 [readable] in default",
+                "0ms sleep until 5ms",
+                "5ms run default -> timedOut",
+            ])
+    }
+
+    @Test("a descriptor source that leaves the mode between the wait and its turn is skipped, even when back (D8)")
+    func descriptorEventOfEndedRegistrationIsDropped() {
+        let program = Program.scenario(
+            descriptors: [0: .init(interest: .readable, order: 0, actions: [.setReadiness(descriptor: 0, [])])],
+            timers: [
+                0: .init(
+                    fireAt: 0, interval: nil, tolerance: 0, order: 0, actions: [.remove(.descriptor(0), .default)]),
+                1: .init(fireAt: 0, interval: nil, tolerance: 0, order: 1, actions: [.add(.descriptor(0), .default)]),
+            ],
+            steps: [
+                .add(.timer(0), .default),
+                .add(.timer(1), .default),
+                .add(.descriptor(0), .default),
+                .setReadiness(descriptor: 0, [.readable]),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+                .run(.default, timeout: 0, returnAfterSourceHandled: false),
+            ]
+        )
+        #expect(
+            Array(Model.predict(program, observed: nil).steps[4].dropLast()) == [
+                "0ms run default",
+                "0ms timer t0 @0ms in default",
+                "0ms timer t1 @0ms in default",
+                "0ms run default -> timedOut",
+            ])
+        expectEvents(
+            of: program,
+            [
+                "0ms run default",
+                "0ms source d0 [readable] in default",
+                "0ms run default -> timedOut",
+            ])
+    }
+
+    @Test("timers whose tolerance windows overlap are served by one wakeup inside both windows (T9)")
+    func tolerantTimersShareAWakeup() {
+        let program = Program.scenario(
+            timers: [
+                0: .init(fireAt: 10, interval: nil, tolerance: 5, order: 0, actions: []),
+                1: .init(fireAt: 12, interval: nil, tolerance: 5, order: 0, actions: []),
+            ],
+            steps: [
+                .add(.timer(0), .default),
+                .add(.timer(1), .default),
+                .run(.default, timeout: 30, returnAfterSourceHandled: false),
+            ]
+        )
+        guard let trace = FreshThread({ CoreHarness.run(program) }).value(within: programDeadline) else {
+            Issue.record("Core did not finish the program")
+            return
+        }
+        let events = trace.steps.last!
+        func firedAt(_ timer: String) -> Int64? {
+            events.first { $0.contains("timer \(timer) ") }.flatMap {
+                TraceFormat.nanoseconds(parsing: $0.prefix { $0 != " " })
+            }
+        }
+        let (first, second) = (firedAt("t0"), firedAt("t1"))
+        #expect(first != nil && first == second, "one wakeup serves both: \(events)")
+        #expect(first.map { (12_000_000...15_000_000).contains($0) } == true, "inside both windows: \(events)")
+        checkAgainstModel(program)
+    }
+
     /// The model predicts exactly `events` (less the state line) for the last step, and Core
     /// does what the model predicts.
     private func expectEvents(
         of program: Program, _ events: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        let predicted = Model.predict(program)
+        // Exact timers only: the model needs none of Core's choices.
+        let predicted = Model.predict(program, observed: nil)
         #expect(
             Array(predicted.steps.last!.dropLast()) == events, "the model's reading of the rule",
             sourceLocation: sourceLocation)
@@ -254,6 +418,7 @@ extension Program {
     /// observer watches `exit` only).
     static func scenario(
         sources: [Int: SourceSpec] = [:],
+        descriptors: [Int: DescriptorSpec] = [:],
         timers: [Int: TimerSpec] = [:],
         observers: [Int: ObserverSpec] = [:],
         blocks: [Action] = [],
@@ -262,7 +427,10 @@ extension Program {
         let slots = 0..<ProgramGenerator.itemsPerKind
         return Program(
             sources: slots.map { sources[$0] ?? SourceSpec(order: 0, actions: []) },
-            timers: slots.map { timers[$0] ?? TimerSpec(fireAt: 0, interval: nil, order: 0, actions: []) },
+            descriptors: slots.map { descriptors[$0] ?? DescriptorSpec(interest: .readable, order: 0, actions: []) },
+            timers: slots.map {
+                timers[$0] ?? TimerSpec(fireAt: 0, interval: nil, tolerance: 0, order: 0, actions: [])
+            },
             observers: slots.map {
                 observers[$0] ?? ObserverSpec(activities: [.exit], repeats: true, order: 0, actions: [])
             },

@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 
 /// Runs a program on a real loop (Core) over a ``ScriptedBackend`` and a ``VirtualClock``,
@@ -13,6 +14,9 @@ final class CoreHarness: @unchecked Sendable {
     private let backend: ScriptedBackend
     private let loop: Loop
     private var sources: [Loop.Source] = []
+    /// The version-1 sources, each on the read end of a pipe of its own (`pipes`).
+    private var descriptorSources: [Loop.Source] = []
+    private var pipes: [(read: Int32, write: Int32)] = []
     private var timers: [Loop.Timer] = []
     private var observers: [Loop.Observer] = []
     /// Added to the loop at least once (see `Model.setFireInstant`).
@@ -26,8 +30,15 @@ final class CoreHarness: @unchecked Sendable {
     /// fresh thread: the loop is torn down when it exits).
     static func run(_ program: Program) -> Trace {
         let harness = CoreHarness(program: program)
-        defer { harness.breakCycles() }
-        return harness.runSteps()
+        var trace = harness.runSteps()
+        harness.breakCycles()
+        // Every descriptor source is invalidated now: none of their descriptors may be left in
+        // the backend (D7). The model predicts no such step, so a leftover is a difference.
+        let left = harness.backend.registeredCount
+        if left > 0 {
+            trace.steps.append(["backend: descriptors still registered after their sources were invalidated: \(left)"])
+        }
+        return trace
     }
 
     private init(program: Program) {
@@ -38,6 +49,10 @@ final class CoreHarness: @unchecked Sendable {
         timerBound = program.timers.map { _ in false }
         makeItems()
         backend.onEndlessWait = { [weak self] in self?.endlessSleep() }
+        backend.onSleep = { [weak self] timeout in
+            guard let self else { return }
+            log(TraceFormat.sleep(until: clock.nanoseconds + timeout.nanosecondsClampedToZero))
+        }
     }
 
     private func makeItems() {
@@ -53,12 +68,31 @@ final class CoreHarness: @unchecked Sendable {
                 perform: { [weak self] in self?.callout(.source(index), "source s\(index)") }
             )
         }
+        pipes = program.descriptors.indices.map { _ in
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { fatalError("cannot make a pipe: errno \(errno)") }
+            // Kept from the child processes other suites start meanwhile (they would hold it open).
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            return (ends[0], ends[1])
+        }
+        descriptorSources = program.descriptors.indices.map { index in
+            let spec = program.descriptors[index]
+            do {
+                return try Loop.Source(
+                    fileDescriptor: pipes[index].read, interest: spec.interest.interest, order: spec.order
+                ) { [weak self] readiness in
+                    self?.callout(.descriptor(index), "source d\(index) \(readiness)")
+                }
+            } catch {
+                fatalError("a generated descriptor source was refused: \(error)")
+            }
+        }
         timers = program.timers.indices.map { index in
             let spec = program.timers[index]
             do {
                 return try Loop.Timer(
                     fireAt: clock.instant(milliseconds: spec.fireAt), interval: spec.interval.map { .milliseconds($0) },
-                    tolerance: .zero, order: spec.order
+                    tolerance: .milliseconds(spec.tolerance), order: spec.order
                 ) { [weak self] timer in
                     guard let self else { return }
                     // Inside the callback the timer reads the instant being served.
@@ -82,6 +116,12 @@ final class CoreHarness: @unchecked Sendable {
     /// thread exits.
     private func breakCycles() {
         for source in sources { source.invalidate() }
+        // Invalidated first: a descriptor leaves the backend before it is closed (D7).
+        for source in descriptorSources { source.invalidate() }
+        for (read, write) in pipes {
+            close(read)
+            close(write)
+        }
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }
     }
@@ -114,6 +154,7 @@ final class CoreHarness: @unchecked Sendable {
         case let .add(item, mode):
             switch item {
             case let .source(index): loop.add(sources[index], to: mode.loopMode)
+            case let .descriptor(index): loop.add(descriptorSources[index], to: mode.loopMode)
             case let .timer(index):
                 if timers[index].isValid { timerBound[index] = true }
                 loop.add(timers[index], to: mode.loopMode)
@@ -122,19 +163,30 @@ final class CoreHarness: @unchecked Sendable {
         case let .remove(item, mode):
             switch item {
             case let .source(index): loop.remove(sources[index], from: mode.loopMode)
+            case let .descriptor(index): loop.remove(descriptorSources[index], from: mode.loopMode)
             case let .timer(index): loop.remove(timers[index], from: mode.loopMode)
             case let .observer(index): loop.remove(observers[index], from: mode.loopMode)
             }
         case let .invalidate(item):
             switch item {
             case let .source(index): sources[index].invalidate()
+            case let .descriptor(index): descriptorSources[index].invalidate()
             case let .timer(index): timers[index].invalidate()
             case let .observer(index): observers[index].invalidate()
             }
         case let .signal(index): sources[index].signal()
+        case let .signalDescriptor(index): descriptorSources[index].signal()
         case let .setFireInstant(index, fromNow):
             // An unbound timer would read the real clock: left alone, as in the model.
             if timerBound[index] { timers[index].nextFireInstant = clock.now + .milliseconds(fromNow) }
+        case let .setTolerance(index, milliseconds):
+            do {
+                try timers[index].setTolerance(.milliseconds(milliseconds))
+            } catch {
+                fatalError("a generated tolerance was refused: \(error)")
+            }
+        case let .setReadiness(index, readiness):
+            backend.setReadiness(Readiness(readiness.map(\.readiness)), of: pipes[index].read)
         case let .perform(modes, action):
             blockCount += 1
             let id = blockCount
@@ -180,10 +232,19 @@ final class CoreHarness: @unchecked Sendable {
                     detail: source.isValid && source.isSignalled ? "signalled" : nil,
                     modes: modes { loop.contains(source, in: $0) })
             }
+            + descriptorSources.indices.map { index in
+                let source = descriptorSources[index]
+                return .init(
+                    name: "d\(index)", valid: source.isValid, detail: source.isSignalled ? "signalled" : nil,
+                    modes: modes { loop.contains(source, in: $0) })
+            }
             + timers.indices.map { index in
                 let timer = timers[index]
                 return .init(
-                    name: "t\(index)", valid: timer.isValid, detail: "next \(clock.format(timer.nextFireInstant))",
+                    name: "t\(index)", valid: timer.isValid,
+                    detail: TraceFormat.timerDetail(
+                        next: clock.nanoseconds(of: timer.nextFireInstant),
+                        tolerance: timer.tolerance.nanosecondsClampedToZero),
                     modes: modes { loop.contains(timer, in: $0) })
             }
             + observers.indices.map { index in

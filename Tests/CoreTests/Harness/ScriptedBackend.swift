@@ -1,16 +1,22 @@
+import Glibc
 import RunLoopKit
 import Synchronization
 
 /// A backend with no kernel in it: a wait lets the virtual clock run for its whole timeout
-/// (at once), or returns at once when a wake is pending. It watches no descriptor: programs
-/// use version-0 sources only.
+/// (at once), or returns at once when a wake is pending or a registered descriptor is ready.
+///
+/// Descriptors are real (the harness's pipes, so that Core's checks of a descriptor's file
+/// hold), but their readiness is scripted: the program says when a descriptor becomes ready
+/// and for what (``setReadiness(_:of:)``), and every wait reports it, under the token it was
+/// registered with, until the program clears it (level-triggered, as the real backends are):
+/// what was asked for, hang-ups and errors whatever was asked.
 ///
 /// A wait without a timeout would sleep forever: the backend calls ``onEndlessWait`` (the
 /// harness stops the loop from there, as another thread would, which wakes this wait) and
 /// returns. What should never happen (the loop still waiting without a timeout after that, a
-/// run that keeps waiting without end, a descriptor call) is recorded as a problem, which the
-/// harness puts in the trace; time then jumps an hour, so every timed run ends and the test
-/// reports.
+/// run that keeps waiting without end, a descriptor registered twice or for no interest) is
+/// recorded as a problem, which the harness puts in the trace; time then jumps an hour, so
+/// every timed run ends and the test reports.
 final class ScriptedBackend: Backend {
     let kind = BackendKind.default
     private let clock: VirtualClock
@@ -19,6 +25,10 @@ final class ScriptedBackend: Backend {
     var onEndlessWait: () -> Void = {}
     /// Touched only on the loop's thread.
     private var problems: [String] = []
+    private var registrations: [Int32: (token: Token, interest: Interest)] = [:]
+    private var readiness: [Int32: Readiness] = [:]
+    /// Called before a wait lets the clock run to its timeout (a sleep that ends by itself).
+    var onSleep: (Duration) -> Void = { _ in }
     private var waitsThisStep = 0
     private var endlessWaitsThisStep = 0
     private static let waitsPerStepLimit = 100_000
@@ -29,20 +39,46 @@ final class ScriptedBackend: Backend {
     var waker: any BackendWaker { scriptedWaker }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        problems.append("backend: register(\(descriptor)) on a backend that watches no descriptor")
+        guard registrations[descriptor] == nil else {
+            problems.append("backend: register(\(descriptor)) of a descriptor registered already")
+            throw SystemError("register", errno: EEXIST)
+        }
+        guard !interest.isEmpty, interest.isSubset(of: [.readable, .writable]) else {
+            problems.append("backend: register(\(descriptor)) with interest \(interest)")
+            throw SystemError("register", errno: EINVAL)
+        }
+        registrations[descriptor] = (token, interest)
     }
 
     func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        problems.append("backend: modify(\(descriptor)) on a backend that watches no descriptor")
+        guard registrations[descriptor] != nil else { throw SystemError("modify", errno: ENOENT) }
+        registrations[descriptor] = (token, interest)
     }
 
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
-        problems.append("backend: unregister(\(descriptor)) on a backend that watches no descriptor")
+        registrations[descriptor] = nil
     }
+
+    /// From now on, `descriptor` is ready for `readiness` (empty: not ready). On the loop's
+    /// thread (the program's steps and callouts run there).
+    func setReadiness(_ readiness: Readiness, of descriptor: Int32) {
+        self.readiness[descriptor] = readiness
+    }
+
+    /// How many descriptors are registered (the harness checks that none is left once every
+    /// source is invalidated).
+    var registeredCount: Int { registrations.count }
 
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll()
-        if scriptedWaker.consume() { return true }
+        for (descriptor, registration) in registrations.sorted(by: { $0.key < $1.key }) {
+            let asked = Readiness(rawValue: registration.interest.rawValue).union([.hangup, .error])
+            let reported = readiness[descriptor, default: []].intersection(asked)
+            if !reported.isEmpty { events.append(ReadyEvent(token: registration.token, readiness: reported)) }
+        }
+        // A wake is consumed whatever else the wait reports.
+        let woken = scriptedWaker.consume()
+        if woken || !events.isEmpty { return woken }
         waitsThisStep += 1
         if waitsThisStep == Self.waitsPerStepLimit {
             problems.append("backend: more than \(Self.waitsPerStepLimit) waits in one step (a run that never ends)")
@@ -60,7 +96,10 @@ final class ScriptedBackend: Backend {
             onEndlessWait()
             return scriptedWaker.consume()
         }
-        if timeout > .zero { clock.advance(by: timeout) }
+        if timeout > .zero {
+            onSleep(timeout)
+            clock.advance(by: timeout)
+        }
         return false
     }
 

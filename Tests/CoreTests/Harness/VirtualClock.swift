@@ -23,10 +23,15 @@ final class VirtualClock: Sendable {
         elapsed.add(duration.nanosecondsClampedToZero, ordering: .acquiringAndReleasing)
     }
 
+    /// `instant` as nanoseconds after `base`.
+    func nanoseconds(of instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (instant - base).components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// `instant` as an offset from `base`, formatted for a trace.
     func format(_ instant: ContinuousClock.Instant) -> String {
-        let (seconds, attoseconds) = (instant - base).components
-        return TraceFormat.time(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        TraceFormat.time(nanoseconds: nanoseconds(of: instant))
     }
 
     var formattedNow: String { TraceFormat.time(nanoseconds: nanoseconds) }

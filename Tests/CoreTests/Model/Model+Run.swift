@@ -7,12 +7,18 @@ extension Model {
         // Wakes posted before this run are not for it.
         wakePending = false
         let polls = timeout.map { $0 <= 0 } ?? false
-        let deadline = timeout.map { now + max($0, 0) }
+        let deadline = timeout.map { now + max($0, 0) * Self.millisecond }
         var handledSource = false
         // 2. `entry` observers may already have stopped this run: then no pass at all.
         notify(.entry, in: mode)
         var result: String? = runs.last!.stopped ? "stopped" : nil
         while result == nil {
+            // A model that disagrees with itself (it follows Core's choices) must still end.
+            passesThisStep += 1
+            if passesThisStep == Self.passesPerStepLimit {
+                log("model: more than \(Self.passesPerStepLimit) passes in one step")
+            }
+            if passesThisStep >= Self.passesPerStepLimit { runs[runs.count - 1].stopped = true }
             // 3.1
             notify(.beforeTimers, in: mode)
             notify(.beforeSources, in: mode)
@@ -30,8 +36,9 @@ extension Model {
                 // 3.4
                 wait(in: mode, polls: passPolls, until: deadline)
                 if !passPolls { notify(.afterWaiting, in: mode) }
-                // 3.5 (no version-1 sources in the model)
+                // 3.5: timers first, then the version-1 sources (R7).
                 fireDueTimers(in: mode)
+                if handleReadyDescriptors(in: mode) { handledSource = true }
             }
             // 3.6
             drainBlocks(in: mode)
@@ -58,6 +65,7 @@ extension Model {
     /// (observers are not counted).
     func isEmpty(_ mode: ModeName) -> Bool {
         !sources.contains { $0.modes.contains(mode) }
+            && !descriptorSources.contains { $0.modes.contains(mode) }
             && !timers.contains { $0.modes.contains(mode) }
             && !blocks.contains { runs($0, in: mode) }
     }
@@ -117,25 +125,106 @@ extension Model {
         return performed
     }
 
-    /// Until the next timer is due or the run's deadline; at once when there is work already,
-    /// a wake or a stop is pending, or the mode is empty. Consumes every pending wake.
+    /// Until the next timer is due (within its tolerance) or the run's deadline; at once when
+    /// there is work already, a descriptor is ready, a wake or a stop is pending, or the mode
+    /// is empty. Consumes every pending wake. Finds the mode's ready descriptor sources.
     ///
     /// A sleep with no end is ended the way another thread would end it: by `stop()`, which
     /// wakes the loop (the scripted backend does that when asked to wait without a timeout).
     func wait(in mode: ModeName, polls: Bool, until deadline: Int?) {
+        let ready = readyDescriptors(in: mode)
         let mustNotSleep =
-            polls || wakePending || runs.last!.stopped || isEmpty(mode)
+            polls || wakePending || runs.last!.stopped || isEmpty(mode) || !ready.isEmpty
             || sources.contains { $0.signalled && $0.modes.contains(mode) }
             || blocks.contains { runs($0, in: mode) }
         wakePending = false
+        defer { readyBatch = ready }
         guard !mustNotSleep else { return }
-        let nextTimer = timers.filter { $0.modes.contains(mode) && !$0.firing }.map(\.instant).min()
-        guard let end = [deadline, nextTimer].compactMap({ $0 }).min() else {
+        // T9: a timer may be served anywhere from its instant to its instant plus its
+        // tolerance; the sleep must end by the first such deadline, and may end once the first
+        // timer is due (never before: a wake has a reason, C3). The run's deadline caps both.
+        let armed = timers.filter { $0.modes.contains(mode) && !$0.firing }
+        let due = armed.map(\.instant).min()
+        let latest = armed.map { $0.instant + $0.tolerance }.min()
+        guard let end = [deadline, latest].compactMap({ $0 }).min() else {
             log(Self.endlessSleep)
             runs[runs.count - 1].stopped = true
             return
         }
-        now = max(now, end)
+        sleep(from: [deadline, due].compactMap { $0 }.min()!, to: end)
+    }
+
+    /// A sleep that may end anywhere from `earliest` to `latest` (an exact timer or the run's
+    /// deadline: one instant). Ending at once is allowed when `earliest` has passed.
+    ///
+    /// Where the window leaves a choice, the contract does not say which instant, so Core's
+    /// choice is read from its trace (the line at this position of this step) and checked: a
+    /// sleep must end inside the window; no sleep (the line is something else) only when the
+    /// window allows now. A choice outside the window is logged as such, which Core's trace
+    /// lacks: the traces then differ there.
+    func sleep(from earliest: Int, to latest: Int) {
+        guard latest > now else { return }
+        if earliest == latest {
+            log(TraceFormat.sleep(until: Int64(latest)))
+            now = latest
+            return
+        }
+        let window =
+            "[\(TraceFormat.time(nanoseconds: Int64(earliest))), \(TraceFormat.time(nanoseconds: Int64(latest)))]"
+        let prefix = "\(TraceFormat.time(nanoseconds: Int64(now))) sleep until "
+        let line = observed.flatMap { trace in
+            stepIndex < trace.steps.count && events.count < trace.steps[stepIndex].count
+                ? trace.steps[stepIndex][events.count] : nil
+        }
+        // When Core's choice is not allowed, the model says so and goes on as if the sleep had
+        // ended at the latest instant allowed (so that it ends, as Core's run may not).
+        guard let line, line.hasPrefix(prefix) else {
+            guard earliest > now else { return }
+            log("sleep until a moment in \(window) (T9)")
+            now = latest
+            return
+        }
+        guard let end = TraceFormat.nanoseconds(parsing: line.dropFirst(prefix.count)), end >= earliest,
+            end <= latest, end > now
+        else {
+            log("\(line.dropFirst(prefix.count - "sleep until ".count)), outside the window \(window) (T9)")
+            now = latest
+            return
+        }
+        log(TraceFormat.sleep(until: end))
+        now = Int(end)
+    }
+
+    /// The descriptor sources of `mode` whose descriptor is ready for what they watch, with
+    /// what it reported: what was asked, hang-ups and errors whatever was asked (D3).
+    func readyDescriptors(in mode: ModeName) -> [ReadyEvent] {
+        descriptorSources.indices.compactMap { index in
+            guard descriptorSources[index].modes.contains(mode) else { return nil }
+            let reported = readiness[index].intersection(program.descriptors[index].interest.reported)
+            guard !reported.isEmpty else { return nil }
+            return ReadyEvent(
+                index: index, readiness: reported, departures: descriptorSources[index].departures[mode, default: 0])
+        }
+    }
+
+    /// The ready descriptor sources the last wait found, by order then age (D6); one that is
+    /// no longer valid and in the mode at its turn, or left the mode since the wait (its
+    /// registration ended: D8), is skipped. Takes the batch: a run nested in a callout finds
+    /// none. Returns whether a source was handled.
+    func handleReadyDescriptors(in mode: ModeName) -> Bool {
+        let batch = readyBatch.sorted {
+            (program.descriptors[$0.index].order, $0.index) < (program.descriptors[$1.index].order, $1.index)
+        }
+        readyBatch = []
+        var handled = false
+        for event in batch {
+            let source = descriptorSources[event.index]
+            guard source.valid, source.modes.contains(mode), source.departures[mode, default: 0] == event.departures
+            else { continue }
+            callout(.descriptor(event.index), "source d\(event.index) \(ReadinessName.describe(event.readiness))")
+            handled = true
+        }
+        return handled
     }
 
     /// The timers due when the wait returned, by instant, order, then when added. One that
@@ -158,15 +247,15 @@ extension Model {
         timers[index].firing = true
         timers[index].setWhileFiring = nil
         timers[index].arming += 1
-        let interval = program.timers[index].interval
+        let interval = program.timers[index].interval.map { $0 * Self.millisecond }
         // A one-shot timer is invalidated before its callback.
         if interval == nil { invalidate(.timer(index)) }
-        callout(.timer(index), "timer t\(index) @\(TraceFormat.time(milliseconds: served))")
+        callout(.timer(index), "timer t\(index) @\(TraceFormat.time(nanoseconds: Int64(served)))")
         timers[index].firing = false
         guard timers[index].valid, let interval else { return }
         // The next instant of the grid that lies after now; those already past are dropped.
         var next = served + ((now - served) / interval + 1) * interval
-        // Set inside the callback, any instant replaces the advance; a past one means now.
+        // Set inside the callback, any instant replaces the advance; a past one means now (T6).
         if let requested = timers[index].setWhileFiring { next = max(requested, now) }
         timers[index].instant = next
         timers[index].arming += 1

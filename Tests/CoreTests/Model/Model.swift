@@ -1,10 +1,14 @@
 /// The behaviour contract restated as a small interpreter: what a loop does with a program's steps, and
 /// the events it should produce.
 ///
-/// It is deliberately independent of Core: plain values, integer milliseconds, no locks,
-/// no queues of timer entries. Items and blocks are updated in place, and each rule is written
-/// the way the contract words it. Version-1 sources, tolerance and other threads are left out
+/// It is deliberately independent of Core: plain values, integer nanoseconds, no locks,
+/// no queues of timer entries, no registrations. Items and blocks are updated in place, and
+/// each rule is written the way the contract words it. Ports and other threads are left out
 /// (see README.md). The run itself is in `Model+Run.swift`.
+///
+/// Where the contract leaves a choice to the loop (when, within the tolerance windows, a
+/// sleep ends), the model checks the choice Core made against the contract, then follows it:
+/// it reads Core's trace for that one fact (see `Model+Run.swift`, `sleep(from:to:)`).
 final class Model {
     struct SourceState {
         var valid = true
@@ -14,9 +18,29 @@ final class Model {
         var modes: Set<ModeName> = []
     }
 
+    /// A version-1 source on a descriptor of its own.
+    struct DescriptorSourceState {
+        var valid = true
+        var modes: Set<ModeName> = []
+        /// Per mode, how many times it left that mode: an event found by a wait is for the
+        /// registration of that moment, which leaving the mode ends (D7, D8).
+        var departures: [ModeName: Int] = [:]
+    }
+
+    /// A descriptor source found ready by a wait, with what its descriptor reported.
+    struct ReadyEvent {
+        let index: Int
+        let readiness: Set<ReadinessName>
+        /// The source's departures from the mode when the wait found it ready.
+        let departures: Int
+    }
+
     struct TimerState {
         var valid = true
+        /// In nanoseconds.
         var instant: Int
+        /// In nanoseconds; for a repeating timer at most half the interval (T10).
+        var tolerance: Int
         /// Added to the loop at least once (see `setFireInstant`).
         var bound = false
         /// When it was first added: ties between equal instants and orders.
@@ -46,15 +70,29 @@ final class Model {
         var stopped = false
     }
 
+    static let millisecond = 1_000_000
+
     let program: Program
     var script: Script
-    /// The virtual clock, in milliseconds since the program began.
+    /// Core's trace of the same program: the model reads in it only where, within the
+    /// tolerance windows, Core chose to end a sleep (see `sleep(from:to:)`).
+    let observed: Trace?
+    var stepIndex = 0
+    var passesThisStep = 0
+    static let passesPerStepLimit = 100_000
+    /// The virtual clock, in nanoseconds since the program began.
     var now = 0
     var commonModes: Set<ModeName> = [.default]
     /// The items added to `common`, in the order they were added: a mode made common later
     /// receives them in this order.
     var commonItems: [ItemRef] = []
     var sources: [SourceState]
+    var descriptorSources: [DescriptorSourceState]
+    /// What each descriptor source's descriptor is ready for (empty: not ready).
+    var readiness: [Set<ReadinessName>]
+    /// The ready descriptor sources the last wait found, until a pass handles them: the loop
+    /// has one such batch, which the next wait replaces (see README.md).
+    var readyBatch: [ReadyEvent] = []
     var timers: [TimerState]
     var observers: [ObserverState]
     /// Each mode's observers in the order they were added (ties between equal orders).
@@ -72,19 +110,29 @@ final class Model {
     /// them in any order of modes).
     var membershipEvents: [String] = []
 
-    init(program: Program) {
+    init(program: Program, observed: Trace?) {
         self.program = program
+        self.observed = observed
         script = Script(program: program)
         sources = program.sources.map { _ in SourceState() }
-        timers = program.timers.map { TimerState(instant: $0.fireAt) }
+        descriptorSources = program.descriptors.map { _ in DescriptorSourceState() }
+        readiness = program.descriptors.map { _ in [] }
+        timers = program.timers.map {
+            TimerState(
+                instant: $0.fireAt * Self.millisecond,
+                tolerance: Self.clamp(tolerance: $0.tolerance * Self.millisecond, interval: $0.interval))
+        }
         observers = program.observers.map { _ in ObserverState() }
     }
 
-    /// The trace the contract predicts for `program`.
-    static func predict(_ program: Program) -> Trace {
-        let model = Model(program: program)
+    /// The trace the contract predicts for `program`; where the contract leaves Core a choice,
+    /// the choice made in `observed` (Core's trace), if the contract allows it.
+    static func predict(_ program: Program, observed: Trace?) -> Trace {
+        let model = Model(program: program, observed: observed)
         var trace = Trace()
-        for step in program.steps {
+        for (index, step) in program.steps.enumerated() {
+            model.stepIndex = index
+            model.passesThisStep = 0
             model.script.beginStep()
             model.execute(step)
             model.events.append(model.stateLine())
@@ -98,7 +146,12 @@ final class Model {
     static let endlessSleep = "sleep without end: another thread calls stop()"
 
     func log(_ event: String) {
-        events.append("\(TraceFormat.time(milliseconds: now)) \(event)")
+        events.append("\(TraceFormat.time(nanoseconds: Int64(now))) \(event)")
+    }
+
+    /// A repeating timer's tolerance is at most half its interval (T10).
+    static func clamp(tolerance: Int, interval: Int?) -> Int {
+        interval.map { min(tolerance, $0 * millisecond / 2) } ?? tolerance
     }
 
     func tick() -> Int {
@@ -120,7 +173,10 @@ final class Model {
                 sources[index].signalled = true
                 sources[index].firstSignal = tick()
             }
-        case let .setFireInstant(index, fromNow): setFireInstant(index, now + fromNow)
+        case let .setFireInstant(index, fromNow): setFireInstant(index, now + fromNow * Self.millisecond)
+        case let .setTolerance(index, milliseconds): setTolerance(index, milliseconds * Self.millisecond)
+        case let .setReadiness(index, ready): readiness[index] = ready
+        case .signalDescriptor: break // No effect on a version-1 source (D5).
         case let .perform(modes, action):
             blockCount += 1
             blocks.append(Block(id: blockCount, modes: modes, action: action))
@@ -135,7 +191,7 @@ final class Model {
         case .wakeUp:
             if !runs.isEmpty { wakePending = true }
         case let .addCommonMode(mode): addCommonMode(mode)
-        case let .advanceClock(milliseconds): now += milliseconds
+        case let .advanceClock(milliseconds): now += milliseconds * Self.millisecond
         }
         for event in membershipEvents.sorted() { log(event) }
         membershipEvents = []
@@ -154,6 +210,9 @@ final class Model {
             for target in targets(of: mode) where sources[index].modes.insert(target).inserted {
                 membershipEvents.append("schedule \(item) \(target)")
             }
+        case let .descriptor(index):
+            // No schedule / cancel callbacks: a descriptor source has none.
+            descriptorSources[index].modes.formUnion(targets(of: mode))
         case let .timer(index):
             if !timers[index].bound {
                 timers[index].bound = true
@@ -185,6 +244,10 @@ final class Model {
             for target in targets(of: mode) where sources[index].modes.remove(target) != nil {
                 membershipEvents.append("cancel \(item) \(target)")
             }
+        case let .descriptor(index):
+            for target in targets(of: mode) where descriptorSources[index].modes.remove(target) != nil {
+                descriptorSources[index].departures[target, default: 0] += 1
+            }
         case let .timer(index):
             timers[index].modes.subtract(targets(of: mode))
         case let .observer(index):
@@ -201,6 +264,10 @@ final class Model {
             sources[index].valid = false
             for mode in sources[index].modes { membershipEvents.append("cancel \(item) \(mode)") }
             sources[index].modes = []
+        case let .descriptor(index):
+            descriptorSources[index].valid = false
+            for mode in descriptorSources[index].modes { descriptorSources[index].departures[mode, default: 0] += 1 }
+            descriptorSources[index].modes = []
         case let .timer(index):
             timers[index].valid = false
             timers[index].modes = []
@@ -214,6 +281,7 @@ final class Model {
     func isValid(_ item: ItemRef) -> Bool {
         switch item {
         case let .source(index): sources[index].valid
+        case let .descriptor(index): descriptorSources[index].valid
         case let .timer(index): timers[index].valid
         case let .observer(index): observers[index].valid
         }
@@ -234,6 +302,15 @@ final class Model {
         }
     }
 
+    /// Changes the tolerance (clamped, T10) of a valid timer; outside its callback that re-arms
+    /// it at its instant (a timer step then leaves it for a later pass). Unbound: no queue to
+    /// re-arm in, nothing else changes.
+    func setTolerance(_ index: Int, _ tolerance: Int) {
+        guard timers[index].valid else { return }
+        timers[index].tolerance = Self.clamp(tolerance: tolerance, interval: program.timers[index].interval)
+        if !timers[index].firing { timers[index].arming += 1 }
+    }
+
     /// The new common mode gets the items added to `common` so far (valid ones), in the order
     /// they were added there.
     func addCommonMode(_ mode: ModeName) {
@@ -242,6 +319,8 @@ final class Model {
             switch item {
             case let .source(index):
                 if sources[index].modes.insert(mode).inserted { membershipEvents.append("schedule \(item) \(mode)") }
+            case let .descriptor(index):
+                descriptorSources[index].modes.insert(mode)
             case let .timer(index):
                 if !timers[index].modes.contains(mode) { join(timer: index, [mode]) }
             case let .observer(index):
@@ -267,10 +346,17 @@ final class Model {
                     detail: source.valid && source.signalled ? "signalled" : nil,
                     modes: modes(.source(index), source.modes))
             }
+            + descriptorSources.indices.map { index in
+                // Never signalled (D5): no detail.
+                .init(
+                    name: "d\(index)", valid: descriptorSources[index].valid, detail: nil,
+                    modes: modes(.descriptor(index), descriptorSources[index].modes))
+            }
             + timers.indices.map { index in
                 .init(
                     name: "t\(index)", valid: timers[index].valid,
-                    detail: "next \(TraceFormat.time(milliseconds: timers[index].instant))",
+                    detail: TraceFormat.timerDetail(
+                        next: Int64(timers[index].instant), tolerance: Int64(timers[index].tolerance)),
                     modes: modes(.timer(index), timers[index].modes))
             }
             + observers.indices.map { index in

@@ -11,11 +11,20 @@ struct Program: Sendable, CustomStringConvertible {
         var actions: [Action]
     }
 
+    /// A version-1 source on a descriptor of its own (the harness makes a pipe for it).
+    struct DescriptorSpec: Hashable, Sendable {
+        var interest: InterestName
+        var order: Int
+        var actions: [Action]
+    }
+
     struct TimerSpec: Hashable, Sendable {
         /// The first fire instant, in ms after the start of the program.
         var fireAt: Int
         /// `nil`: one-shot.
         var interval: Int?
+        /// In ms; Core clamps it to half the interval (T10).
+        var tolerance: Int
         var order: Int
         var actions: [Action]
     }
@@ -28,6 +37,7 @@ struct Program: Sendable, CustomStringConvertible {
     }
 
     var sources: [SourceSpec]
+    var descriptors: [DescriptorSpec]
     var timers: [TimerSpec]
     var observers: [ObserverSpec]
     /// What a block queued by `perform(modes:action:)` does.
@@ -38,6 +48,7 @@ struct Program: Sendable, CustomStringConvertible {
     func actions(of item: ItemRef) -> [Action] {
         switch item {
         case let .source(index): sources[index].actions
+        case let .descriptor(index): descriptors[index].actions
         case let .timer(index): timers[index].actions
         case let .observer(index): observers[index].actions
         }
@@ -48,9 +59,14 @@ struct Program: Sendable, CustomStringConvertible {
             switch item {
             case let .source(index):
                 ("source, order \(sources[index].order)", sources[index].actions)
+            case let .descriptor(index):
+                (
+                    "descriptor source, \(descriptors[index].interest), order \(descriptors[index].order)",
+                    descriptors[index].actions
+                )
             case let .timer(index):
                 (
-                    "timer at \(timers[index].fireAt)ms, \(timers[index].interval.map { "every \($0)ms" } ?? "one-shot"), order \(timers[index].order)",
+                    "timer at \(timers[index].fireAt)ms, \(timers[index].interval.map { "every \($0)ms" } ?? "one-shot"), tolerance \(timers[index].tolerance)ms, order \(timers[index].order)",
                     timers[index].actions
                 )
             case let .observer(index):

@@ -4,7 +4,6 @@ import PropertyBased
 /// Random programs, for PropertyBased: generation with the property checker's seeded random
 /// generator (so a seed replays a program exactly), shrinking with ``ProgramShrinker``.
 enum ProgramGenerator {
-    /// 500 × 200 = 100,000 random steps per test run.
     /// 500 programs of 200 steps: 100,000 random steps. `RUNLOOPKIT_MODEL_STEPS` sets the total
     /// (the Thread Sanitizer run in CI uses fewer; a soak uses more).
     static let programs: Int = {
@@ -33,10 +32,23 @@ enum ProgramGenerator {
                 .init(
                     order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
             },
+            descriptors: (0..<itemsPerKind).map { index in
+                var actions = calloutActions(0...3, calloutWeights, using: &rng)
+                // A handler usually drains its descriptor at some call (level-triggered: one that
+                // never does is handled in every pass until the step's callout budget stops it).
+                if chance(0.8, &rng) {
+                    actions.insert(
+                        .setReadiness(descriptor: index, []), at: .random(in: 0...actions.count, using: &rng))
+                }
+                return .init(
+                    interest: pick([(InterestName.readable, 6), (.writable, 2), (.both, 2)], &rng),
+                    order: .random(in: 0...2, using: &rng), actions: actions)
+            },
             timers: (0..<itemsPerKind).map { _ in
                 .init(
                     fireAt: .random(in: 0...40, using: &rng),
                     interval: chance(0.6, &rng) ? .random(in: 2...20, using: &rng) : nil,
+                    tolerance: tolerance(&rng),
                     order: .random(in: 0...2, using: &rng), actions: calloutActions(0...3, calloutWeights, using: &rng))
             },
             observers: (0..<itemsPerKind).map { _ in
@@ -52,20 +64,22 @@ enum ProgramGenerator {
     }
 
     private enum Kind {
-        case none, add, remove, invalidate, signal, setFireInstant, perform, run, stop, wakeUp, addCommonMode,
-            advanceClock
+        case none, add, remove, invalidate, signal, setFireInstant, setTolerance, setReadiness, perform, run, stop,
+            wakeUp, addCommonMode, advanceClock
     }
 
     /// Steps build up state and run the loop; stop and wakeUp outside a run have no effect.
     private static let stepWeights: [(Kind, Int)] = [
-        (.add, 20), (.remove, 5), (.invalidate, 2), (.signal, 12), (.setFireInstant, 7), (.perform, 10),
-        (.run, 28), (.stop, 1), (.wakeUp, 1), (.addCommonMode, 2), (.advanceClock, 5),
+        (.add, 20), (.remove, 5), (.invalidate, 2), (.signal, 12), (.setFireInstant, 7), (.setTolerance, 2),
+        (.setReadiness, 6), (.perform, 10), (.run, 28), (.stop, 1), (.wakeUp, 1), (.addCommonMode, 2),
+        (.advanceClock, 5),
     ]
 
     /// Callouts do the things that interleave with a run: nested runs, stop, wakeUp, signals.
     private static let calloutWeights: [(Kind, Int)] = [
-        (.none, 10), (.add, 8), (.remove, 5), (.invalidate, 5), (.signal, 14), (.setFireInstant, 8), (.perform, 10),
-        (.run, 10), (.stop, 8), (.wakeUp, 6), (.addCommonMode, 3), (.advanceClock, 6),
+        (.none, 10), (.add, 8), (.remove, 5), (.invalidate, 5), (.signal, 14), (.setFireInstant, 8),
+        (.setTolerance, 2), (.setReadiness, 6), (.perform, 10), (.run, 10), (.stop, 8), (.wakeUp, 6),
+        (.addCommonMode, 3), (.advanceClock, 6),
     ]
 
     private static func calloutActions(
@@ -80,10 +94,23 @@ enum ProgramGenerator {
         case .add: .add(item(&rng), mode(&rng))
         case .remove: .remove(item(&rng), mode(&rng))
         case .invalidate: .invalidate(item(&rng))
-        case .signal: .signal(source: .random(in: 0..<itemsPerKind, using: &rng))
+        case .signal:
+            chance(0.1, &rng)
+                ? .signalDescriptor(.random(in: 0..<itemsPerKind, using: &rng))
+                : .signal(source: .random(in: 0..<itemsPerKind, using: &rng))
         case .setFireInstant:
             .setFireInstant(
                 timer: .random(in: 0..<itemsPerKind, using: &rng), fromNow: .random(in: -10...30, using: &rng))
+        case .setTolerance:
+            .setTolerance(timer: .random(in: 0..<itemsPerKind, using: &rng), milliseconds: tolerance(&rng))
+        case .setReadiness:
+            .setReadiness(
+                descriptor: .random(in: 0..<itemsPerKind, using: &rng),
+                pick(
+                    [
+                        ([], 40), ([ReadinessName.readable], 30), ([.writable], 10), ([.readable, .writable], 8),
+                        ([.readable, .hangup], 6), ([.hangup], 3), ([.error], 3),
+                    ], &rng))
         case .perform: .perform(modes: blockModes(&rng), action: .random(in: 0..<blockActionCount, using: &rng))
         case .run:
             .run(
@@ -99,7 +126,13 @@ enum ProgramGenerator {
 
     private static func item(_ rng: inout some RandomNumberGenerator) -> ItemRef {
         let index = Int.random(in: 0..<itemsPerKind, using: &rng)
-        return pick([(ItemRef.source(index), 4), (.timer(index), 3), (.observer(index), 3)], &rng)
+        return pick(
+            [(ItemRef.source(index), 4), (.descriptor(index), 3), (.timer(index), 3), (.observer(index), 3)], &rng)
+    }
+
+    /// Most timers are exact; a tolerance may exceed half the interval (Core clamps it, T10).
+    private static func tolerance(_ rng: inout some RandomNumberGenerator) -> Int {
+        chance(0.5, &rng) ? 0 : .random(in: 1...8, using: &rng)
     }
 
     private static func mode(_ rng: inout some RandomNumberGenerator) -> ModeName {

@@ -9,6 +9,7 @@ struct ProgramShrinker: Sequence, IteratorProtocol {
         case replaceBlockAction(Int, Action)
         case replaceStep(Int, Action)
         case replaceSource(Int, Program.SourceSpec)
+        case replaceDescriptor(Int, Program.DescriptorSpec)
         case replaceTimer(Int, Program.TimerSpec)
         case replaceObserver(Int, Program.ObserverSpec)
     }
@@ -46,12 +47,21 @@ struct ProgramShrinker: Sequence, IteratorProtocol {
             case let .source(index):
                 var spec = program.sources[index]
                 if spec.order != 0 { spec.order = 0; edits.append(.replaceSource(index, spec)) }
+            case let .descriptor(index):
+                let spec = program.descriptors[index]
+                var candidates: [Program.DescriptorSpec] = []
+                if spec.order != 0 { var simpler = spec; simpler.order = 0; candidates.append(simpler) }
+                if spec.interest != .readable {
+                    var simpler = spec; simpler.interest = .readable; candidates.append(simpler)
+                }
+                edits += candidates.map { .replaceDescriptor(index, $0) }
             case let .timer(index):
                 let spec = program.timers[index]
                 var candidates: [Program.TimerSpec] = []
                 if spec.order != 0 { var simpler = spec; simpler.order = 0; candidates.append(simpler) }
                 if spec.fireAt != 0 { var simpler = spec; simpler.fireAt = 0; candidates.append(simpler) }
                 if spec.interval != nil { var simpler = spec; simpler.interval = nil; candidates.append(simpler) }
+                if spec.tolerance != 0 { var simpler = spec; simpler.tolerance = 0; candidates.append(simpler) }
                 edits += candidates.map { .replaceTimer(index, $0) }
             case let .observer(index):
                 let spec = program.observers[index]
@@ -81,6 +91,7 @@ struct ProgramShrinker: Sequence, IteratorProtocol {
         case let .replaceBlockAction(index, action): candidate.blockActions[index] = action
         case let .replaceStep(index, action): candidate.steps[index] = action
         case let .replaceSource(index, spec): candidate.sources[index] = spec
+        case let .replaceDescriptor(index, spec): candidate.descriptors[index] = spec
         case let .replaceTimer(index, spec): candidate.timers[index] = spec
         case let .replaceObserver(index, spec): candidate.observers[index] = spec
         }
@@ -92,6 +103,7 @@ extension Program {
     fileprivate mutating func editActions(of item: ItemRef, _ edit: (inout [Action]) -> Void) {
         switch item {
         case let .source(index): edit(&sources[index].actions)
+        case let .descriptor(index): edit(&descriptors[index].actions)
         case let .timer(index): edit(&timers[index].actions)
         case let .observer(index): edit(&observers[index].actions)
         }
@@ -115,6 +127,13 @@ extension Action {
         case let .setFireInstant(timer, fromNow) where fromNow != 0:
             return [.setFireInstant(timer: timer, fromNow: 0)]
                 + (abs(fromNow) > 1 ? [.setFireInstant(timer: timer, fromNow: fromNow / 2)] : [])
+        case let .setTolerance(timer, milliseconds) where milliseconds != 0:
+            return [.setTolerance(timer: timer, milliseconds: 0)]
+                + (milliseconds > 1 ? [.setTolerance(timer: timer, milliseconds: milliseconds / 2)] : [])
+        case let .setReadiness(descriptor, readiness) where readiness.count > 1:
+            return readiness.sorted().map { .setReadiness(descriptor: descriptor, [$0]) }
+        case let .setReadiness(descriptor, readiness) where readiness != [.readable] && !readiness.isEmpty:
+            return [.setReadiness(descriptor: descriptor, [.readable])]
         case let .advanceClock(milliseconds) where milliseconds > 1:
             return [.advanceClock(1), .advanceClock(milliseconds / 2)]
         case let .add(item, mode) where mode != .default:

@@ -11,7 +11,7 @@ struct Trace: Sendable, Equatable {
             guard expected != got else { continue }
             let line =
                 (0..<min(expected.count, got.count)).first { expected[$0] != got[$0] } ?? min(expected.count, got.count)
-            let step = index < program.steps.count ? "\(program.steps[index])" : "(after the last step)"
+            let step = index < program.steps.count ? "\(program.steps[index])" : "after the last step"
             return """
                 Core differs from the model at step \(index) (\(step)), event \(line):
                 model predicts:
@@ -36,13 +36,26 @@ enum TraceFormat {
         nanoseconds % 1_000_000 == 0 ? "\(nanoseconds / 1_000_000)ms" : "\(nanoseconds)ns"
     }
 
-    static func time(milliseconds: Int) -> String { "\(milliseconds)ms" }
+    /// The inverse of `time(nanoseconds:)`.
+    static func nanoseconds(parsing text: Substring) -> Int64? {
+        if text.hasSuffix("ns") { return Int64(text.dropLast(2)) }
+        if text.hasSuffix("ms") { return Int64(text.dropLast(2)).map { $0 * 1_000_000 } }
+        return nil
+    }
+
+    /// A sleep that ends by itself (a timer, a tolerance window or the run's deadline).
+    static func sleep(until end: Int64) -> String { "sleep until \(time(nanoseconds: end))" }
+
+    /// A timer's detail in the state line: its next instant, and its tolerance when it has one.
+    static func timerDetail(next: Int64, tolerance: Int64) -> String {
+        "next \(time(nanoseconds: next))" + (tolerance == 0 ? "" : " tolerance \(time(nanoseconds: tolerance))")
+    }
 
     /// One item as the state line shows it.
     struct ItemState {
         var name: String
         var valid: Bool
-        /// `signalled` for a source, the next fire instant for a timer.
+        /// `signalled` for a source, the next fire instant (and tolerance) for a timer.
         var detail: String?
         /// The modes `contains` reports, `common` included.
         var modes: [ModeName]

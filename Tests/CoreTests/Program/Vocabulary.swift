@@ -49,15 +49,65 @@ enum ActivityName: String, CaseIterable, Hashable, Sendable {
     }
 }
 
-/// An item of a program: a slot of its kind (s0, t1, o2).
+/// What a descriptor can be ready for, as a program sets it; the raw values are how Core's
+/// `Readiness` prints them.
+enum ReadinessName: String, CaseIterable, Hashable, Sendable, Comparable {
+    case readable, writable, hangup, error
+
+    var readiness: Readiness {
+        switch self {
+        case .readable: .readable
+        case .writable: .writable
+        case .hangup: .hangup
+        case .error: .error
+        }
+    }
+
+    static func < (lhs: ReadinessName, rhs: ReadinessName) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// As Core's `Readiness` prints a set: `[readable, hangup]`.
+    static func describe(_ names: Set<ReadinessName>) -> String {
+        "[" + names.sorted().map(\.rawValue).joined(separator: ", ") + "]"
+    }
+}
+
+/// What a descriptor source watches for.
+enum InterestName: String, CaseIterable, Hashable, Sendable {
+    case readable, writable, both
+
+    var interest: Interest {
+        switch self {
+        case .readable: .readable
+        case .writable: .writable
+        case .both: [.readable, .writable]
+        }
+    }
+
+    /// The readiness a backend reports for this interest: what was asked, hang-ups and errors
+    /// whatever was asked.
+    var reported: Set<ReadinessName> {
+        switch self {
+        case .readable: [.readable, .hangup, .error]
+        case .writable: [.writable, .hangup, .error]
+        case .both: Set(ReadinessName.allCases)
+        }
+    }
+}
+
+/// An item of a program: a slot of its kind (s0, d1, t1, o2). `source` is a version-0 source,
+/// `descriptor` a version-1 source watching a descriptor of its own.
 enum ItemRef: Hashable, Sendable, CustomStringConvertible {
     case source(Int)
+    case descriptor(Int)
     case timer(Int)
     case observer(Int)
 
     var description: String {
         switch self {
         case let .source(index): "s\(index)"
+        case let .descriptor(index): "d\(index)"
         case let .timer(index): "t\(index)"
         case let .observer(index): "o\(index)"
         }
@@ -72,8 +122,15 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
     case remove(ItemRef, ModeName)
     case invalidate(ItemRef)
     case signal(source: Int)
+    /// `signal()` on a descriptor source, which has no effect (D5).
+    case signalDescriptor(Int)
     /// Sets a timer's next fire instant to now + `fromNow` (which may be negative).
     case setFireInstant(timer: Int, fromNow: Int)
+    /// Changes a timer's tolerance (`setTolerance`), in ms.
+    case setTolerance(timer: Int, milliseconds: Int)
+    /// What descriptor source `descriptor`'s descriptor is ready for from now on (empty: not
+    /// ready); it stays so until set again (level-triggered).
+    case setReadiness(descriptor: Int, Set<ReadinessName>)
     /// Queues a block for `modes` that does the program's block action `action`.
     case perform(modes: Set<ModeName>, action: Int)
     /// Runs the loop; a timeout of zero or less polls, `nil` runs without a time limit.
@@ -91,8 +148,14 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
         case let .remove(item, mode): "remove \(item) from \(mode)"
         case let .invalidate(item): "invalidate \(item)"
         case let .signal(source): "signal s\(source)"
+        case let .signalDescriptor(index): "signal d\(index)"
         case let .setFireInstant(timer, fromNow):
             "set t\(timer).nextFireInstant = now\(fromNow < 0 ? "" : "+")\(fromNow)ms"
+        case let .setTolerance(timer, milliseconds): "set t\(timer).tolerance = \(milliseconds)ms"
+        case let .setReadiness(descriptor, readiness):
+            readiness.isEmpty
+                ? "d\(descriptor)'s descriptor becomes not ready"
+                : "d\(descriptor)'s descriptor becomes ready: \(ReadinessName.describe(readiness))"
         case let .perform(modes, action):
             "perform block#\(action) in [\(modes.sorted().map(\.description).joined(separator: ", "))]"
         case let .run(mode, timeout, once):
@@ -109,7 +172,8 @@ enum Action: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case let .add(item, _), let .remove(item, _), let .invalidate(item): ([item], nil)
         case let .signal(source): ([.source(source)], nil)
-        case let .setFireInstant(timer, _): ([.timer(timer)], nil)
+        case let .setFireInstant(timer, _), let .setTolerance(timer, _): ([.timer(timer)], nil)
+        case let .setReadiness(descriptor, _), let .signalDescriptor(descriptor): ([.descriptor(descriptor)], nil)
         case let .perform(_, action): ([], action)
         default: ([], nil)
         }
