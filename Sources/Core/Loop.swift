@@ -20,15 +20,19 @@ public final class Loop: Sendable, CustomStringConvertible {
     let waker: any BackendWaker
     /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
     let backendAccess: BackendAccess
-    /// Touched only on the loop's own thread: debug builds check it at every use (see
-    /// ``ThreadLocalState/assertConfined()``); in release builds this is the stored object.
+    #if DEBUG
+    /// Touched only on the loop's own thread, which debug builds check at every use (see
+    /// `ThreadLocalState.assertConfined(to:)`).
     var local: ThreadLocalState {
-        #if DEBUG
         localStorage.assertConfined(to: self)
-        #endif
         return localStorage
     }
     private let localStorage = ThreadLocalState()
+    #else
+    /// Touched only on the loop's own thread. A stored constant in release builds: a computed
+    /// property returning it would retain and release it at every use in a pass.
+    let local = ThreadLocalState()
+    #endif
     let counters = LoopCounters()
     /// What the loop is doing now, for stall monitors.
     let progress = LoopProgress()

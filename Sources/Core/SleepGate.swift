@@ -20,9 +20,10 @@ final class SleepGate: Sendable {
     /// Bit 0: the loop sleeps; bit 1: a poster claimed this sleep's wake; the rest: the sleep's
     /// number. Only the loop's thread changes the number and bit 0.
     private let word = Atomic<UInt64>(0)
-    private static let asleep: UInt64 = 1
-    private static let claimed: UInt64 = 2
-    private static let nextSleep: UInt64 = 4
+    // Computed constants: a stored static is a lazily made global, looked up at each use.
+    private static var asleep: UInt64 { 1 }
+    private static var claimed: UInt64 { 2 }
+    private static var nextSleep: UInt64 { 4 }
     private let waker: any BackendWaker
 
     #if DEBUG
