@@ -138,11 +138,13 @@ extension Loop {
         local.signalledSources = []
         local.observers = .empty
         // Blocks that will never run: each tells whoever waits for it (oldest first, as queued).
-        var dropped = Array(local.takenBlocks)
+        // The taken ones are iterated, not copied into an array: copying an empty Deque writes
+        // the count of Swift's shared empty-array storage, which two threads tearing down their
+        // loops at once would race on (the Thread Sanitizer reports it).
+        let taken = local.takenBlocks
         local.takenBlocks = []
-        dropped += blocks.close()
-        for block in dropped { block.dropped?() }
-        dropped = []
+        for block in taken { block.dropped?() }
+        for block in blocks.close() { block.dropped?() }
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }
