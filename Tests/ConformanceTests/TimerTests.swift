@@ -12,13 +12,18 @@ struct TimerTests {
     func oneShot(_ backend: BackendKind) async throws {
         let trace = Trace()
         try await onLoopThread(backend) { loop in
-            let due = ContinuousClock.now + .milliseconds(2)
-            let timer = try Loop.Timer(fireAt: due) { timer in
+            // The instant the timer is armed with once added: 2 ms from now, or the moment it
+            // was added if that came later (a thread descheduled that long: a past instant
+            // means now).
+            let armed = Lock<ContinuousClock.Instant?>(nil)
+            let timer = try Loop.Timer(fireAt: .now + .milliseconds(2)) { timer in
+                let due = armed.withLock { $0 } ?? .now
                 trace(
                     "fired valid=\(timer.isValid) early=\(ContinuousClock.now < due) reads-served=\(timer.nextFireInstant == due)"
                 )
             }
             loop.add(timer, to: .default)
+            armed.withLock { $0 = timer.nextFireInstant }
             trace("\(loop.run(timeout: generousDeadline))")
             trace("valid=\(timer.isValid) in-mode=\(loop.contains(timer, in: .default))")
         }
