@@ -137,14 +137,10 @@ extension Loop {
         local.readySources = []
         local.signalledSources = []
         local.observers = .empty
-        // Blocks that will never run: each tells whoever waits for it (oldest first, as queued).
-        // The taken ones are iterated, not copied into an array: copying an empty Deque writes
-        // the count of Swift's shared empty-array storage, which two threads tearing down their
-        // loops at once would race on (the Thread Sanitizer reports it).
-        let taken = local.takenBlocks
+        // Blocks that will never run are released here, with no lock held: a waiting caller's
+        // block tells it so as it is freed (see `PendingBlock.body`).
         local.takenBlocks = []
-        for block in taken { block.dropped?() }
-        for block in blocks.close() { block.dropped?() }
+        withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
         for observer in observers { observer.invalidate() }

@@ -398,7 +398,10 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Queues `block` to run on the loop's thread while it runs a common mode.
     ///
     /// Blocks run in the order queued. A sleeping loop is woken; posting to a busy loop costs
-    /// no system call. Safe to call from any thread.
+    /// no system call. A block posted to a loop whose thread has ended, or to the loop of a
+    /// ``LoopThread`` once its ``LoopThread/stop()`` queued the block that ends it, is dropped
+    /// without running (`LoopThread.perform` says so by returning false). Safe to call from any
+    /// thread.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         enqueue(PendingBlock(modes: .common, body: block))
     }
@@ -423,7 +426,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     }
 
     /// Queues `block`; false when the loop refused it (torn down, or sealed by
-    /// `sealing`'s earlier use), and then the block never runs and `dropped` is not called.
+    /// `sealing`'s earlier use), and then the block is released without running.
     ///
     /// - Parameter sealing: make this the last block the loop accepts (``LoopThread/stop()``).
     @discardableResult
@@ -473,6 +476,16 @@ public final class Loop: Sendable, CustomStringConvertible {
             guard !state.runs.isEmpty else { return false }
             state.runs[state.runs.count - 1].stopped = true
             return true
+        }
+        if wake { sleep.wake() }
+    }
+
+    /// Ends every active run, the outermost included, after its current pass: a
+    /// ``LoopThread`` ending its loop from a block that a nested run happens to drain.
+    func stopAllRuns() {
+        let wake: Bool = state.withLock { state in
+            for index in state.runs.indices { state.runs[index].stopped = true }
+            return !state.runs.isEmpty
         }
         if wake { sleep.wake() }
     }

@@ -91,17 +91,15 @@ public final class LoopThread: Sendable {
             return true
         }
         let outcome = WaitedBlock()
+        // Answers false when the block is freed without having run: not reached through stop()
+        // (blocks accepted before the finishing block run before it), but a teardown that drops
+        // the block must still answer.
+        let answer = AnswerWhenFreed(outcome)
         let queued = loop.enqueue(
-            PendingBlock(
-                modes: .common,
-                body: {
-                    block()
-                    outcome.finish(ran: true)
-                },
-                // Not reached through stop() (blocks accepted before the finishing block run
-                // before it), but a teardown that drops the block must still answer.
-                dropped: { outcome.finish(ran: false) }
-            ))
+            PendingBlock(modes: .common) {
+                block()
+                answer.ran()
+            })
         return queued && outcome.wait()
     }
 
@@ -129,7 +127,9 @@ public final class LoopThread: Sendable {
                 modes: .common,
                 body: {
                     finished.value.store(true, ordering: .releasing)
-                    loop.stop()
+                    // Every run, not the innermost: a block posted before stop() may be running
+                    // a nested run that drains this block, and the outer run must end too.
+                    loop.stopAllRuns()
                 }),
             sealing: true)
     }
@@ -138,18 +138,32 @@ public final class LoopThread: Sendable {
 /// How a block posted by `perform(waitUntilDone: true)` ended: it ran, or it was dropped.
 private final class WaitedBlock: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private let ran = Atomic<Bool>(false)
+    /// 0 until answered, then 1 (ran) or 2 (dropped): the first answer stands.
+    private let answer = Atomic<Int>(0)
 
     func finish(ran: Bool) {
-        self.ran.store(ran, ordering: .releasing)
+        guard answer.compareExchange(expected: 0, desired: ran ? 1 : 2, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         done.signal()
     }
 
     /// Waits for ``finish(ran:)``; returns whether the block ran.
     func wait() -> Bool {
         done.wait()
-        return ran.load(ordering: .acquiring)
+        return answer.load(ordering: .acquiring) == 1
     }
+}
+
+/// Held only by a waited block's closure: when the closure is freed, whether after running
+/// (the answer is already given) or dropped unrun at teardown, the caller gets its answer.
+private final class AnswerWhenFreed: Sendable {
+    private let outcome: WaitedBlock
+
+    init(_ outcome: WaitedBlock) { self.outcome = outcome }
+
+    func ran() { outcome.finish(ran: true) }
+
+    deinit { outcome.finish(ran: false) }
 }
 
 /// A flag shared with the loop's thread.

@@ -22,7 +22,8 @@ import HeapModule
 /// A timer step (the timers a pass fires) serves the entries queued before it began: a timer
 /// re-armed or added during the step's callbacks waits for a later pass, even when its new
 /// instant is already due. Such entries are set aside during the step and put back at its end
-/// (or when a run nested in a callback begins its own step).
+/// (or when a run nested in a callback begins its own step, or plans its sleep: its pass is a
+/// later pass).
 ///
 /// Entries hold no reference to their timer, only its identity: the heap's sifting then copies
 /// plain values (no retain/release), and dropping a stale entry can never free a timer while

@@ -106,3 +106,33 @@ private final class RanFlag: Sendable {
 
     var isSet: Bool { value.load(ordering: .acquiring) }
 }
+
+/// `stop()` while a block posted before it runs a nested run of the loop (behaviour contract,
+/// Sources/Core/RunLoopKit.docc/BehaviourContract.md › E2: Worker threads).
+///
+/// The nested run drains the block that ends the loop. Before the fix that block stopped only
+/// the innermost run: the outer run, kept alive by the thread's keep-alive source, slept for
+/// good and `stop()` never returned.
+extension LoopThreadStopRaceTests {
+    @Test("stop() returns when the block that ends the loop is drained by a nested run", arguments: backends)
+    func stopDrainedByNestedRun(_ backend: BackendKind) async throws {
+        let trace = Trace()
+        let stopped = try await onDedicatedThread {
+            let worker = try LoopThread(name: "nested-stop", backend: backend)
+            let nesting = Latch()
+            worker.perform {
+                nesting.open()
+                trace("nested: \(worker.loop.run(.default, timeout: generousDeadline))")
+            }
+            if !nesting.wait() { trace("the block never ran") }
+            let returned = Latch()
+            try spawnThread {
+                worker.stop()
+                returned.open()
+            }
+            return returned.wait()
+        }
+        #expect(stopped, "stop() did not return")
+        #expect(trace.all == ["nested: stopped"])
+    }
+}
