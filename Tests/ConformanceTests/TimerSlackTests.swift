@@ -36,11 +36,13 @@ struct TimerSlackTests {
             let own = currentThreadSlack()
             // The slack is narrowed for a wait that a timer ends. A thread descheduled past the
             // timer's instant before the loop could sleep (a loaded machine, the sanitizer)
-            // finds it due without waiting: that attempt proves nothing, and is made again.
-            for _ in 0..<50 {
+            // finds it due without waiting: that attempt proves nothing, and is made again with
+            // a timer twice as far (1 ms, 2 ms, … up to 512 ms: under the Thread Sanitizer, with
+            // every suite running, 50 attempts at 1 ms were all seen to find it due).
+            for attempt in 0..<50 {
                 let trace = Trace()
                 let timerWakeups = loop.statistics.timerWakeups
-                let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
+                let timer = try Loop.Timer(after: .milliseconds(1 << min(attempt, 9))) { _ in
                     trace("in the callout: \(currentThreadSlack() == own ? "own" : "narrowed") slack")
                     loop.stop()
                 }
