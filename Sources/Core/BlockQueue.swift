@@ -50,7 +50,7 @@ final class BlockQueue: Sendable {
     func append(_ block: PendingBlock, sealing: Bool = false) -> Appended {
         queue.withLock { queue in
             guard !queue.closed else { return .refused }
-            queue.closed = sealing
+            if sealing { queue.closed = true }
             queue.lastSequence += 1
             queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
             count.store(queue.entries.count, ordering: .releasing)

@@ -129,6 +129,8 @@ struct TimerQueue {
 
     /// Ends a timer step: entries set aside during it are queued again.
     mutating func endStep() {
+        // Called at every sleep decision too (a nested run's): nothing set aside is the rule.
+        guard !setAside.isEmpty else { return }
         for entry in setAside {
             if entry.isExact { exact.insert(entry) } else { tolerant.insert(entry) }
         }

@@ -148,11 +148,13 @@ private struct TimerBoundRace {
             }
             return true
         }
-        for round in 0..<rounds {
+        // A wait that runs out has recorded its report in `stuck` (which fails the test): the
+        // rounds end there.
+        rounds: for round in 0..<rounds {
             played.store(round + 1)
             switch round % 3 {
             case 0: // asleep
-                guard waitFor("round \(round): the loop never went to sleep", loop.isWaiting) else { return }
+                guard waitFor("round \(round): the loop never went to sleep", loop.isWaiting) else { break rounds }
             case 1: // busy: the timer is added while a block runs, mid-pass
                 let started = Atomic<Bool>(false)
                 loop.perform {
@@ -162,7 +164,7 @@ private struct TimerBoundRace {
                 }
                 guard
                     waitFor("round \(round): a block posted to the loop never ran", started.load(ordering: .acquiring))
-                else { return }
+                else { break rounds }
             default: // right after the previous fire, as its step ends
                 break
             }

@@ -176,8 +176,11 @@ struct TimerTests {
             let timer = try Loop.Timer(after: .zero, repeating: .seconds(3600)) { timer in
                 let fire = fires.add(1, ordering: .relaxed).newValue
                 trace("fire \(fire) in pass \(passes.load(ordering: .relaxed))")
-                guard fire == 1 else { return timer.invalidate() }
-                timer.nextFireInstant = instant == "a past instant" ? .now - .seconds(1) : timer.nextFireInstant
+                if fire == 1 {
+                    timer.nextFireInstant = instant == "a past instant" ? .now - .seconds(1) : timer.nextFireInstant
+                } else {
+                    timer.invalidate()
+                }
             }
             loop.add(timer, to: .default)
             trace("\(loop.run(timeout: generousDeadline))")

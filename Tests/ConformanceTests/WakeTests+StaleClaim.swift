@@ -34,38 +34,40 @@ extension WakeTests {
                 }, to: .default)
             loop.add(
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
+                    // Sleeps 1 and 2 start the scenario's threads; later ones need nothing.
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                    guard sleep <= 2 else { return }
-                    do {
-                        try spawnThread {
-                            while !loop.isWaiting { sched_yield() }
-                            if sleep == 1 {
-                                loop.holdWakesAfterSeeingSleep {
-                                    posterSawSleep.open()
-                                    releasePoster.wait()
-                                }
-                                do {
-                                    try spawnThread {
-                                        loop.wakeUp()
-                                        posterDone.open()
+                    if sleep <= 2 {
+                        do {
+                            try spawnThread {
+                                while !loop.isWaiting { sched_yield() }
+                                if sleep == 1 {
+                                    loop.holdWakesAfterSeeingSleep {
+                                        posterSawSleep.open()
+                                        releasePoster.wait()
                                     }
-                                } catch {
-                                    trace("could not start the poster: \(error)")
+                                    do {
+                                        try spawnThread {
+                                            loop.wakeUp()
+                                            posterDone.open()
+                                        }
+                                    } catch {
+                                        trace("could not start the poster: \(error)")
+                                    }
+                                    posterSawSleep.wait()
+                                    loop.holdWakesAfterSeeingSleep(nil)
+                                    port.send(1) // Ends S1.
+                                } else {
+                                    releasePoster.open()
+                                    if !posterDone.wait() { trace("the poster never returned") }
+                                    if secondSleepEnded.wait(for: .seconds(1)) {
+                                        trace("S2 ended with no work and no wake")
+                                    }
+                                    loop.stop()
                                 }
-                                posterSawSleep.wait()
-                                loop.holdWakesAfterSeeingSleep(nil)
-                                port.send(1) // Ends S1.
-                            } else {
-                                releasePoster.open()
-                                if !posterDone.wait() { trace("the poster never returned") }
-                                if secondSleepEnded.wait(for: .seconds(1)) {
-                                    trace("S2 ended with no work and no wake")
-                                }
-                                loop.stop()
                             }
+                        } catch {
+                            trace("could not start a thread: \(error)")
                         }
-                    } catch {
-                        trace("could not start a thread: \(error)")
                     }
                 }, to: .default)
             trace("run: \(loop.run(timeout: generousDeadline))")
