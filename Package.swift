@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // RunLoopKit: a CFRunLoop-style run loop for Linux with a pluggable kernel wait.
 //
 // Backends are chosen at build time with traits. `Epoll` is the default; a build without a

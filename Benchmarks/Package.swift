@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // runloopkit-bench: RunLoopKit's benchmark harness, a package of its own so that the library's
 // users never resolve its dependencies (argument parsing, HdrHistogram, SwiftNIO).
 //

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // RunLoopKit's examples: a package of their own, so that a package depending on RunLoopKit
 // gets the library and nothing of these. Each example is one executable; run it from the
 // repository root:
