@@ -4,7 +4,7 @@
 // wrong thread: a synchronous file read, a lock held elsewhere). The monitor, on a thread of
 // its own, reports the stall once while it lasts and once when the loop gets going again.
 //
-//     swift run StallMonitor
+//     swift run --package-path Examples stall-monitor
 //
 // prints (durations vary a little):
 //
