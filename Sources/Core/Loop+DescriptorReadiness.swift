@@ -61,10 +61,15 @@ extension Loop {
         let interest: Interest
         let loop: Loop
         let mode: Mode
+        /// Called each time a `next()` starts waiting on the loop (its source joined the
+        /// mode): for tests that act while a consumer waits.
+        package var onWaiting: (@Sendable () -> Void)?
 
         /// Makes an iterator; its source joins the loop only while its `next()` waits.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(watcher: DescriptorWatcher(fileDescriptor: fileDescriptor, interest: interest, loop: loop, mode: mode))
+            Iterator(
+                watcher: DescriptorWatcher(
+                    fileDescriptor: fileDescriptor, interest: interest, loop: loop, mode: mode, onWaiting: onWaiting))
         }
 
         /// Reports the descriptor's readiness to one consumer. Not `Sendable`: one task
@@ -119,8 +124,10 @@ extension Loop {
         let waiter: SequenceWaiter<Readiness>
         private let source: Source
 
-        init(fileDescriptor: Int32, interest: Interest, loop: Loop, mode: Mode) {
-            let waiter = SequenceWaiter<Readiness>(loop: loop, mode: mode)
+        init(
+            fileDescriptor: Int32, interest: Interest, loop: Loop, mode: Mode, onWaiting: (@Sendable () -> Void)?
+        ) {
+            let waiter = SequenceWaiter<Readiness>(loop: loop, mode: mode, onWaiting: onWaiting)
             self.waiter = waiter
             source = Source(
                 version1: .descriptor(fileDescriptor, interest, handler: { readiness in waiter.handOver { readiness } }),

@@ -44,10 +44,13 @@ extension Loop {
         let port: Port<Message>
         let loop: Loop
         let mode: Mode
+        /// Called each time a `next()` starts waiting on the loop (its source joined the
+        /// mode): for tests that act while a consumer waits.
+        package var onWaiting: (@Sendable () -> Void)?
 
         /// Makes an iterator; its source joins the loop only while its `next()` waits.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(port: port, receiver: PortReceiver(port: port, loop: loop, mode: mode))
+            Iterator(port: port, receiver: PortReceiver(port: port, loop: loop, mode: mode, onWaiting: onWaiting))
         }
 
         /// Hands the port's messages to one consumer, in order. Not `Sendable`: one task
@@ -111,8 +114,8 @@ extension Loop {
         let waiter: SequenceWaiter<Message>
         private let source: Source
 
-        init(port: Port<Message>, loop: Loop, mode: Mode) {
-            let waiter = SequenceWaiter<Message>(loop: loop, mode: mode)
+        init(port: Port<Message>, loop: Loop, mode: Mode, onWaiting: (@Sendable () -> Void)?) {
+            let waiter = SequenceWaiter<Message>(loop: loop, mode: mode, onWaiting: onWaiting)
             self.waiter = waiter
             source = Source(
                 version1: .port(

@@ -38,16 +38,22 @@ extension Loop.Port {
     /// Puts a sender in line, unless its task was cancelled already, the port closed, or room
     /// appeared since its first try.
     private func wait(id: UInt64, with message: Message, resuming continuation: CheckedContinuation<Void, any Error>) {
+        var watchers: [CheckedContinuation<Void, Never>] = []
         let outcome: LineOutcome = state.withLock { state in
             if state.cancelledSenders.remove(id) != nil { return .failed(CancellationError()) }
             if state.isClosed { return .failed(PortClosedError()) }
             if state.waitingSenders.isEmpty, state.hasRoom { return .queued(signal: state.queue(message)) }
             state.waitingSenders.append(.init(id: id, message: message, continuation: continuation))
+            if !state.lineWatchers.isEmpty {
+                let waiting = state.waitingSenders.count
+                watchers = state.lineWatchers.filter { $0.count <= waiting }.map(\.continuation)
+                state.lineWatchers.removeAll { $0.count <= waiting }
+            }
             return .waiting
         }
         switch outcome {
         case .waiting:
-            break
+            for watcher in watchers { watcher.resume() }
         case let .queued(signal):
             perform(PortState<Message>.Wakes(signal: signal))
             continuation.resume()
@@ -55,6 +61,22 @@ extension Loop.Port {
             continuation.resume(throwing: error)
         }
     }
+
+    /// Returns once `count` senders wait in line (at once if they do): for tests that start
+    /// senders and must know they wait before going on.
+    package func untilSendersWait(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                guard state.waitingSenders.count < count else { return true }
+                state.lineWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// How many senders wait for room now. Safe to call from any thread.
+    package var waitingSenderCount: Int { state.withLock { $0.waitingSenders.count } }
 
     /// Takes a cancelled sender out of line, or marks it cancelled when it is not in line yet
     /// (its cancellation handler ran before it could wait).

@@ -37,6 +37,8 @@ struct PortState<Message: Sendable> {
     var cancelledSenders: Set<UInt64> = []
     var nextSenderID: UInt64 = 0
     var isClosed = false
+    /// Tests waiting until so many senders wait (``Loop/Port/untilSendersWait(_:)``).
+    var lineWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     init(capacity: Int?) {
         self.capacity = capacity

@@ -26,11 +26,14 @@ final class SequenceWaiter<Element: Sendable>: Sendable {
 
     let loop: Loop
     let mode: Loop.Mode
+    /// Called once a wait's source is in the loop (tests that act while a consumer waits).
+    let onWaiting: (@Sendable () -> Void)?
     private let state = Lock(State())
 
-    init(loop: Loop, mode: Loop.Mode) {
+    init(loop: Loop, mode: Loop.Mode, onWaiting: (@Sendable () -> Void)?) {
         self.loop = loop
         self.mode = mode
+        self.onWaiting = onWaiting
     }
 
     /// Sets the source whose callouts call ``handOver(taking:)`` and ``sourceLeft(_:)``.
@@ -70,6 +73,8 @@ final class SequenceWaiter<Element: Sendable>: Sendable {
         } else if state.withLock({ $0.cancelled }) {
             // Cancelled before the source joined: `cancel()` found nothing to take out.
             loop.remove(source, from: mode)
+        } else {
+            onWaiting?()
         }
     }
 
