@@ -96,9 +96,9 @@ extension Loop {
             ///
             /// - Parameter actor: the caller's isolation, kept while waiting.
             /// - Throws: ``LoopSequenceError`` when the loop stopped serving the sequence.
-            public mutating func next(isolation actor: isolated (any Actor)?) async throws(LoopSequenceError)
-                -> Readiness?
-            {
+            public mutating func next(
+                isolation actor: isolated (any Actor)?
+            ) async throws(LoopSequenceError) -> Readiness? {
                 guard !finished else { return nil }
                 guard !Task.isCancelled else {
                     finished = true
@@ -130,7 +130,8 @@ extension Loop {
             let waiter = SequenceWaiter<Readiness>(loop: loop, mode: mode, onWaiting: onWaiting)
             self.waiter = waiter
             source = Source(
-                version1: .descriptor(fileDescriptor, interest, handler: { readiness in waiter.handOver { readiness } }),
+                version1: .descriptor(
+                    fileDescriptor, interest, handler: { readiness in waiter.handOver { readiness } }),
                 cancel: { loop, _ in waiter.sourceLeft(loop) })
             waiter.attach(source)
         }

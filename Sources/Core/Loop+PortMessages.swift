@@ -76,9 +76,9 @@ extension Loop {
             ///
             /// - Parameter actor: the caller's isolation, kept while waiting.
             /// - Throws: ``LoopSequenceError`` when the loop's thread ended.
-            public mutating func next(isolation actor: isolated (any Actor)?) async throws(LoopSequenceError)
-                -> Message?
-            {
+            public mutating func next(
+                isolation actor: isolated (any Actor)?
+            ) async throws(LoopSequenceError) -> Message? {
                 guard !finished else { return nil }
                 guard !Task.isCancelled else {
                     finished = true

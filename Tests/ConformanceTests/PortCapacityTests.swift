@@ -109,7 +109,7 @@ struct PortCapacityTests {
         let firstOutcome = try await within { await first.result }
         #expect(throws: CancellationError.self) { try firstOutcome.get() }
         #expect(port.waitingSenderCount == 1)
-        port.close()  // After 3 is admitted and received, the sequence ends.
+        port.close() // After 3 is admitted and received, the sequence ends.
         let received = try await within {
             var received: [Int] = []
             for try await message in port.messages(on: worker.loop) { received.append(message) }
@@ -133,7 +133,7 @@ struct PortCapacityTests {
         let waiting = (3...4).map { message in Task { try await port.sendWaitingForRoom(message) } }
         try await within { await port.untilSendersWait(2) }
         port.close()
-        port.close()  // A second close has no effect.
+        port.close() // A second close has no effect.
         for sender in waiting {
             let outcome = try await within { await sender.result }
             #expect(throws: PortClosedError.self) { try outcome.get() }

@@ -83,7 +83,7 @@ struct PortMessagesTests {
         let received = try await within {
             var iterator = port.messages(on: worker.loop).makeAsyncIterator()
             let first = try await iterator.next()
-            try await sender.value  // Admitted when 1 was taken.
+            try await sender.value // Admitted when 1 was taken.
             let second = try await iterator.next()
             return [first, second]
         }

@@ -79,7 +79,9 @@ struct PortSequenceRaceTests {
                 for try await message in port.messages(on: worker.loop) { rest.append(message) }
                 return rest
             }
-            #expect((got.map { [$0] } ?? []) + rest == [round], "round \(round): got \(String(describing: got)), rest \(rest)")
+            #expect(
+                (got.map { [$0] } ?? []) + rest == [round],
+                "round \(round): got \(String(describing: got)), rest \(rest)")
             #expect(worker.loop.registeredDescriptorCount == 0, "round \(round): the source stayed in the loop")
             if got != nil { handed += 1 }
         }

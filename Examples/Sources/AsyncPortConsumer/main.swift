@@ -58,7 +58,7 @@ let consumer = Task.detached {
             lastNumber[job.producer] = job.number
             received += 1
             if received % 10 == 0 { print("consumer: \(received) jobs so far") }
-            try await Task.sleep(for: .milliseconds(2))  // A slow consumer.
+            try await Task.sleep(for: .milliseconds(2)) // A slow consumer.
         }
     } catch {
         print("consumer: \(error)")
