@@ -127,7 +127,8 @@ extension Loop {
         /// Each message is handed to `handler` on the loop's thread, in the order sent; every
         /// message present when the port is found ready is delivered in that pass. A handler
         /// that invalidates the source receives no further message: those not delivered stay
-        /// in the port, in order, for whoever receives from it next.
+        /// in the port, in order, for whoever receives from it next. In a port with a
+        /// capacity, each message taken holds its place until it is handed to `handler`.
         ///
         /// - Parameters:
         ///   - port: the port to receive from.

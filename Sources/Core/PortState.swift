@@ -3,10 +3,11 @@ import DequeModule
 /// What a ``Loop/Port`` holds behind its lock: the queued messages, how many places they and
 /// the messages a source took for delivery occupy, and the senders waiting for a place.
 ///
-/// A message holds its place from the moment it is queued until it is handed to a receiver (a
-/// source's handler, or the consumer of ``Loop/Port/messages(on:in:)``): the messages a source
-/// took in a batch but has not handed yet still count, so a capacity bounds every message the
-/// port has accepted and no one has received.
+/// A message holds its place (behaviour contract D4) from the moment it is queued until it is
+/// handed to a receiver (a source's handler, or the consumer of
+/// ``Loop/Port/messages(on:in:)``): the messages a source took in a batch but has not handed
+/// yet still count, so a capacity bounds every message the port has accepted and no one has
+/// received.
 struct PortState<Message: Sendable> {
     /// A sender suspended in ``Loop/Port/sendWaitingForRoom(_:)`` with its message.
     struct WaitingSender {

@@ -1,12 +1,12 @@
 /// The consumer's side of a sequence a loop serves: one `next()` at a time waits here, and
 /// the sequence's source is in the loop only while it does.
 ///
-/// Why only then: a level-triggered descriptor that stays ready would be handled in every
-/// pass while nobody asked for the next element (the loop would spin), and a port source
-/// would take messages that nobody asked for yet (they would pile up outside the port, out of
-/// its capacity's reach). So the source joins the loop's mode when `next()` starts waiting and
-/// leaves it when the wait ends (the loop handed an element, the task was cancelled, or the
-/// loop was torn down), and the iterator, once dropped, invalidates it.
+/// Why only then: a level-triggered descriptor (behaviour contract D2) that stays ready would
+/// be handled in every pass while nobody asked for the next element (the loop would spin), and
+/// a port source would take messages that nobody asked for yet (they would pile up outside
+/// the port, out of its capacity's reach). So the source joins the loop's mode when `next()`
+/// starts waiting and leaves it when the wait ends (the loop handed an element, the task was
+/// cancelled, or the loop was torn down), and the iterator, once dropped, invalidates it.
 ///
 /// The element is handed on the loop's thread (the source's callout), which also takes the
 /// source out of the mode before the consumer resumes. The source's `cancel` callout tells

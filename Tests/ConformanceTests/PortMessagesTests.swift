@@ -119,6 +119,26 @@ struct PortMessagesTests {
         #expect(rest == [7])
     }
 
+    @Test("closing the port while the consumer waits ends the sequence", arguments: backends)
+    func closeWhileWaiting(_ backend: BackendKind) async throws {
+        let worker = try LoopThread(backend: backend)
+        defer { worker.stop() }
+        let port = try Loop.Port<Int>(capacity: 3)
+        let waiting = AsyncGate()
+        var messages = port.messages(on: worker.loop)
+        messages.onWaiting = { waiting.open() }
+        let consumer = Task {
+            var received: [Int] = []
+            for try await message in messages { received.append(message) }
+            return received
+        }
+        port.send(1)
+        try await waiting.wait()
+        port.close()
+        #expect(try await within { try await consumer.value } == [1])
+        #expect(worker.loop.registeredDescriptorCount == 0)
+    }
+
     @Test(
         "breaking out of the iteration leaves the rest in the port, in order, and no source in the loop",
         arguments: backends)
