@@ -17,9 +17,10 @@ extension Loop.Port {
     /// and when the consuming task is cancelled (a message the loop handed before the
     /// cancellation is returned first; none is taken after). It throws
     /// ``LoopSequenceError/loopEnded`` when the loop's thread ends while the consumer waits,
-    /// or before it waits; the messages not handed stay in the port. A loop that is not
-    /// running `mode` (or a common mode, for ``Loop/Mode/common``) does not serve the wait
-    /// until it does.
+    /// or when it would have to wait on a loop that has ended (messages already queued are
+    /// still handed at once: taking them needs no loop); messages sent later stay in the
+    /// port. A loop that is not running `mode` (or a common mode, for ``Loop/Mode/common``)
+    /// does not serve the wait until it does.
     ///
     /// Receive from a port in one place at a time: with a second receiver (a sequence or a
     /// port source), each message goes to whichever takes it first.
