@@ -119,6 +119,38 @@ struct PortMessagesTests {
         #expect(rest == [7])
     }
 
+    @Test(
+        "a sequence in .common is served in every common mode and leaves every one of them",
+        arguments: backends)
+    func servedInCommonModes(_ backend: BackendKind) async throws {
+        let worker = try LoopThread(backend: backend)
+        defer { worker.stop() }
+        worker.loop.addCommonMode("tracking")
+        let port = try Loop.Port<Int>()
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let waiting = AsyncGate()
+        var messages = port.messages(on: worker.loop, in: .common)
+        messages.onWaiting = { waiting.open() }
+        let consumer = Task {
+            var iterator = messages.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        try await waiting.wait()
+        #expect(worker.loop.registeredDescriptorCount == 1)
+        port.send(5)
+        #expect(try await within { try await consumer.value } == 5)
+        #expect(worker.loop.registeredDescriptorCount == 0)
+        // The same for a descriptor's readiness.
+        pipe.fill()
+        let readiness = try await within {
+            var iterator = try worker.loop.readiness(of: pipe.readEnd, in: .common).makeAsyncIterator()
+            return try await iterator.next()
+        }
+        #expect(readiness == .readable)
+        #expect(worker.loop.registeredDescriptorCount == 0)
+    }
+
     @Test("closing the port while the consumer waits ends the sequence", arguments: backends)
     func closeWhileWaiting(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
