@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "main-loop-tool", targets: ["MainLoopTool"]),
         .executable(name: "stall-monitor", targets: ["StallMonitor"]),
         .executable(name: "tour", targets: ["Tour"]),
+        .executable(name: "async-port-consumer", targets: ["AsyncPortConsumer"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -54,6 +55,7 @@ let package = Package(
         ),
         .executableTarget(name: "StallMonitor", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
+        .executableTarget(name: "AsyncPortConsumer", dependencies: ["RunLoopKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -127,7 +127,8 @@ extension Loop {
         /// Each message is handed to `handler` on the loop's thread, in the order sent; every
         /// message present when the port is found ready is delivered in that pass. A handler
         /// that invalidates the source receives no further message: those not delivered stay
-        /// in the port, in order, for whoever receives from it next.
+        /// in the port, in order, for whoever receives from it next. In a port with a
+        /// capacity, each message taken holds its place until it is handed to `handler`.
         ///
         /// - Parameters:
         ///   - port: the port to receive from.
@@ -140,20 +141,25 @@ extension Loop {
         ) {
             self.kind = .port(
                 port.eventDescriptor,
-                deliver: { source in
-                    var messages = port.receiveAll()
-                    var delivered = 0
-                    while source.isValid, let message = messages.popFirst() {
-                        handler(message)
-                        delivered += 1
-                    }
-                    if !messages.isEmpty { port.putBack(messages) }
-                    return delivered
-                }, port: port)
+                deliver: { source in port.deliverQueued(to: handler, whileValid: source) }, port: port)
             self.order = order
             self.scheduleCallback = nil
             self.cancelCallback = nil
             self.fileIdentity = FileIdentity(of: port.eventDescriptor)
+        }
+
+        /// A version-1 source of `kind` (a descriptor or a port, already checked) whose
+        /// `cancel` runs whenever it leaves a mode: the source of an async sequence a loop
+        /// serves, which learns that way that the loop was torn down.
+        init(version1 kind: Kind, cancel: @escaping @Sendable (Loop, Mode) -> Void) {
+            self.kind = kind
+            self.order = 0
+            self.scheduleCallback = nil
+            self.cancelCallback = cancel
+            switch kind {
+            case .signalled: preconditionFailure("Source(version1:cancel:) takes a descriptor or a port")
+            case let .descriptor(fd, _, _), let .port(fd, _, _): self.fileIdentity = FileIdentity(of: fd)
+            }
         }
 
         /// Whether the source can still be added and performed.
