@@ -30,6 +30,8 @@ let package = Package(
         // Builds the DocC catalogs: `swift package generate-documentation` (scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Core's misuse reports go through a swift-log Logger (Loop.logger).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -55,6 +57,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Core"
         ),
@@ -138,6 +141,8 @@ let package = Package(
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
                 "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["README.md"]),
         // A model of the behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md)
