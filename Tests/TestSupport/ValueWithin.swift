@@ -9,13 +9,14 @@ public func value<T: Sendable>(of task: Task<T, Never>, within timeout: Duration
         answered.withLock { $0 = continuation }
         let answer: @Sendable (T?) -> Void = { value in answered.withLock { $0.take() }?.resume(returning: value) }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            // Cancelled once the value arrived: then it must not answer (the value has).
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
             answer(nil)
         }
         Task {
             let value = await task.value
-            timer.cancel()
             answer(value)
+            timer.cancel()
         }
     }
 }
