@@ -2,7 +2,7 @@
 // ServiceLifecycle tests run it, wait for "serving", send SIGTERM and read the rest.
 //
 // Usage: ServiceLifecycleFixture BACKEND. Prints (standard output, unbuffered):
-//   serving                       once the loop has run the first block a posting thread posted
+//   serving                       once the loop has run a block posted once the group runs
 //   posted N ran N late-refused   after the group's run returned: N blocks were accepted while
 //                                 the group ran and all of them ran; a block posted then is refused
 // Exit status 0 when the group ended without error, 1 otherwise, 2 on bad usage.
@@ -33,24 +33,21 @@ func serveUntilTerminated() async -> Int32 {
         return 1
     }
     let logger = Logger(label: "fixture", factory: { StreamLogHandler.standardError(label: $0) })
+    let counts = Counts()
+    // The announcer runs once the group has installed its signal handlers (it does so before it
+    // starts any service): a SIGTERM sent earlier would end the program the default way.
+    let announcer = Announcer(thread: service.thread, counts: counts)
     let group = ServiceGroup(
         configuration: ServiceGroupConfiguration(
-            services: [service], gracefulShutdownSignals: [.sigterm], logger: logger))
+            services: [service, announcer], gracefulShutdownSignals: [.sigterm], logger: logger))
 
     // A thread that keeps posting until refused: the blocks accepted before the shutdown must
     // all run before the loop ends.
-    let counts = Counts()
     let poster: PThread
     do {
         poster = try PThread.spawn(name: "poster") {
-            var first = true
-            while service.thread.perform({ [first] in
-                // The first block announces that the loop serves (the parent then signals).
-                if first { say("serving") }
-                counts.ran.add(1, ordering: .relaxed)
-            }) {
+            while service.thread.perform({ counts.ran.add(1, ordering: .relaxed) }) {
                 counts.accepted.add(1, ordering: .relaxed)
-                first = false
                 usleep(500)
             }
         }
@@ -58,6 +55,7 @@ func serveUntilTerminated() async -> Int32 {
         say("no poster thread: \(error)")
         return 1
     }
+
     do {
         try await group.run()
     } catch {
@@ -72,7 +70,27 @@ func serveUntilTerminated() async -> Int32 {
     return 0
 }
 
-/// What the poster counted: blocks accepted, blocks run.
+/// Says "serving" from the loop once the group runs its services, then waits for the shutdown.
+/// Its block is counted like the poster's, so that at least one block is accepted.
+struct Announcer: Service {
+    let thread: LoopThread
+    let counts: Counts
+
+    func run() async throws {
+        let counts = self.counts
+        if thread.perform({
+            say("serving")
+            counts.ran.add(1, ordering: .relaxed)
+        }) {
+            counts.accepted.add(1, ordering: .relaxed)
+        }
+        // Returns at graceful shutdown (the group shuts this service down first: it is listed
+        // after the loop's), or throws at cancellation.
+        try await gracefulShutdown()
+    }
+}
+
+/// What was counted: blocks accepted, blocks run.
 final class Counts: Sendable {
     let accepted = Atomic<Int>(0)
     let ran = Atomic<Int>(0)
