@@ -6,7 +6,8 @@ import Synchronization
 /// Hand it work with ``perform(waitUntilDone:_:)``; use ``loop`` to add sources, timers and
 /// observers, or as an actor's executor. ``stop()`` (or dropping the last reference) ends the
 /// loop after every block posted before it has run, and joins the thread (a last reference
-/// dropped on the loop's own thread ends the loop the same way and lets the thread finish).
+/// dropped on the loop's own thread ends the loop the same way and lets the thread finish);
+/// from async code, ``finish()`` does the same without blocking the caller's thread.
 public final class LoopThread: Sendable {
     /// The thread's loop; safe to use from any thread as ``Loop`` allows.
     public let loop: Loop

@@ -1,7 +1,7 @@
 import RunLoopKit
 import ServiceLifecycle
 
-/// A ``RunLoopKit/LoopThread`` as a swift-service-lifecycle `Service`: its loop serves while the
+/// A `LoopThread` as a swift-service-lifecycle `Service`: its loop serves while the
 /// `ServiceGroup` runs, and ends after the blocks posted before the graceful shutdown.
 ///
 /// ```swift
@@ -12,16 +12,16 @@ import ServiceLifecycle
 /// try await group.run()
 /// ```
 ///
-/// Reach the loop through ``thread`` (``RunLoopKit/LoopThread/perform(waitUntilDone:_:)``) or
+/// Reach the loop through ``thread`` (`LoopThread.perform(waitUntilDone:_:)`) or
 /// ``loop`` (sources, timers, observers; a loop is also an executor). ``run()`` holds no thread
 /// while it serves: the loop runs on the service's own thread, whether or not ``run()`` was
 /// called yet.
 ///
 /// When the group shuts down gracefully, or the task running ``run()`` is cancelled, the loop
 /// finishes every block posted before that moment, then ends; the thread is joined without
-/// blocking a cooperative thread (``RunLoopKit/LoopThread/finish()``), and ``run()`` returns.
+/// blocking a cooperative thread (`LoopThread.finish()`), and ``run()`` returns.
 /// A block posted once the shutdown began is refused: `perform` returns false and the block
-/// never runs. If the thread is ended another way (``RunLoopKit/LoopThread/stop()``), ``run()``
+/// never runs. If the thread is ended another way (`LoopThread.stop()`), ``run()``
 /// returns then, which the group treats as the service ending.
 public struct LoopThreadService: Service {
     /// The thread whose loop the service runs; post blocks to it from any thread.
