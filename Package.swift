@@ -150,7 +150,7 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
-                "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance",
+                "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
