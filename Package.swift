@@ -113,7 +113,9 @@ let package = Package(
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
-            name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
+            name: "MainLoopFixture",
+            dependencies: ["RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/MainLoopFixture"),
         // Programs whose main actor runs on the main loop through LoopExecutorFactory, sharing one
         // async body that checks where each await resumes: an async main built with the flag that
         // makes the compiler install the factory, the same program without it (the negative

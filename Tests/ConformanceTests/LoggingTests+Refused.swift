@@ -59,4 +59,25 @@ struct RefusedDescriptorLoggingTests {
         let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(result != nil && !output.contains("FAILED"), "\(output)\n\(errors)")
     }
+
+    /// The main loop runs in a program of its own (`MainLoopFixture`, scenario
+    /// `main-queue-refused`): its thread denies `epoll_ctl` once the loop exists, then runs a
+    /// pass in the default mode, where the loop watches the dispatch main queue.
+    @Test(
+        "the dispatch main queue the backend refuses to watch: an error record with the backend's error",
+        arguments: backends.filter { $0.rawValue != "uring" })
+    func refusedMainQueueRecord(_ backend: BackendKind) throws {
+        let lines = try runMainLoopFixture(backend, "main-queue-refused")
+        let error = SystemError(backend.rawValue == "epoll" ? "epoll_ctl" : "event_add", errno: EPERM)
+        try #require(lines.count == 4, "\(lines)")
+        #expect(lines[0] == "record error cannot watch the dispatch main queue: \(error)")
+        // The descriptor is the dispatch main queue's eventfd, whatever its number.
+        let metadata = lines[1].split(separator: ";")
+        #expect(metadata.count == 3, "\(lines[1])")
+        #expect(metadata.first?.hasPrefix("metadata descriptor=") == true, "\(lines[1])")
+        #expect(Int32(metadata.first?.split(separator: "=").last ?? "") != nil, "\(lines[1])")
+        #expect(Array(metadata.dropFirst()) == ["loop=Loop(\(backend), main)", "report=cannot-watch-main-queue"])
+        #expect(lines[2] == "error \(error)")
+        #expect(lines[3] == "run: timedOut")
+    }
 }
