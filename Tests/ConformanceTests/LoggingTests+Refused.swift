@@ -7,7 +7,8 @@ import TestSupport
 import Testing
 
 /// A descriptor the backend refuses to watch: reported through `Loop.logger` as an error with
-/// the backend's error attached, and its source invalidated.
+/// the backend's error attached, and its source invalidated; the same for the dispatch main
+/// queue's descriptor on the main loop.
 ///
 /// The kernel is made to refuse: in a child process (an exit test), the loop's thread installs a
 /// seccomp filter that fails `epoll_ctl` with EPERM once its loop exists. The io_uring backend
