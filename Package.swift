@@ -15,6 +15,9 @@ let package = Package(
         // A loop's statistics exported through swift-metrics: a product of its own, so that
         // RunLoopKit itself does not depend on swift-metrics.
         .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
+        // A LoopThread as a swift-service-lifecycle Service: a product of its own, so that
+        // RunLoopKit itself does not depend on ServiceLifecycle.
+        .library(name: "RunLoopKitServiceLifecycle", targets: ["RunLoopKitServiceLifecycle"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -30,6 +33,9 @@ let package = Package(
         // Builds the DocC catalogs: `swift package generate-documentation` (scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Core's misuse reports go through a swift-log Logger (Loop.logger).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -55,6 +61,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Core"
         ),
@@ -95,11 +102,20 @@ let package = Package(
             dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")],
             path: "Sources/Metrics"
         ),
+        .target(
+            name: "RunLoopKitServiceLifecycle",
+            dependencies: [
+                "RunLoopKit", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Adapters/ServiceLifecycle"
+        ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
-            name: "MainLoopFixture", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/MainLoopFixture"),
+            name: "MainLoopFixture",
+            dependencies: ["RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/MainLoopFixture"),
         // Programs whose main actor runs on the main loop through LoopExecutorFactory, sharing one
         // async body that checks where each await resumes: an async main built with the flag that
         // makes the compiler install the factory, the same program without it (the negative
@@ -136,8 +152,10 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
-                "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance",
+                "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["README.md"]),
         // A model of the behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md)
@@ -158,6 +176,25 @@ let package = Package(
                 "RunLoopKitMetrics", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/MetricsTests"
+        ),
+        // A program that runs a LoopThreadService under a ServiceGroup that shuts down on SIGTERM:
+        // the ServiceLifecycle tests run it as a child and send it the signal.
+        .executableTarget(
+            name: "ServiceLifecycleFixture",
+            dependencies: [
+                "RunLoopKitServiceLifecycle", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/ServiceLifecycleFixture"
+        ),
+        // RunLoopKitServiceLifecycle under a real ServiceGroup, and a SIGTERM to the fixture.
+        .testTarget(
+            name: "ServiceLifecycleTests",
+            dependencies: [
+                "RunLoopKitServiceLifecycle", "TestSupport", "ServiceLifecycleFixture",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ServiceLifecycleTests"
         ),
     ],
     swiftLanguageModes: [.v6]

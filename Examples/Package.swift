@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "stall-monitor", targets: ["StallMonitor"]),
         .executable(name: "tour", targets: ["Tour"]),
         .executable(name: "async-port-consumer", targets: ["AsyncPortConsumer"]),
+        .executable(name: "loop-service", targets: ["LoopService"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -37,7 +38,9 @@ let package = Package(
                 .trait(name: "URing", condition: .when(traits: ["URing"])),
                 .trait(name: "Libevent", condition: .when(traits: ["Libevent"])),
             ]
-        )
+        ),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(name: "ObserverActivities", dependencies: ["RunLoopKit"]),
@@ -56,6 +59,15 @@ let package = Package(
         .executableTarget(name: "StallMonitor", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "AsyncPortConsumer", dependencies: ["RunLoopKit"]),
+        .executableTarget(
+            name: "LoopService",
+            dependencies: [
+                "RunLoopKit",
+                .product(name: "RunLoopKitServiceLifecycle", package: "RunLoopKit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,20 +27,27 @@ struct DescriptorTable {
     /// How many descriptors are registered for sources.
     var count: Int { byDescriptor.count }
 
-    /// A source that cannot be watched, and why: to be reported and invalidated by the caller
-    /// once no lock is held (invalidating calls the source's `cancel` callbacks).
+    /// A source that cannot be watched, or (``source`` `nil`) the dispatch main queue, and
+    /// why: to be reported through ``Loop/logger`` and the source invalidated by the caller
+    /// once no lock is held (invalidating calls the source's `cancel` callbacks, and a log
+    /// handler is the user's code).
     struct Unwatchable {
-        let source: Loop.Source
+        /// `nil`: the dispatch main queue's descriptor.
+        let source: Loop.Source?
+        let descriptor: Int32
         let reason: String
+        /// What the backend threw when registering failed; `nil` for a closed descriptor.
+        let error: (any Error)?
 
         /// `source`'s descriptor `fd` was closed (`now` is `nil`) or reused for another file
         /// behind its back.
         static func closed(_ source: Loop.Source, descriptor fd: Int32, nowNames now: FileIdentity?) -> Unwatchable {
             let what = now == nil ? "was closed" : "was closed and reused for another file"
             return Unwatchable(
-                source: source,
+                source: source, descriptor: fd,
                 reason:
-                    "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor"
+                    "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor",
+                error: nil
             )
         }
     }
@@ -70,8 +77,8 @@ struct DescriptorTable {
         _ changes: Changes, mode: Loop.Mode, mainQueue mainQueueDescriptor: Int32?, with backend: any Backend
     ) -> [Unwatchable] {
         self.mode = mode
-        syncMainQueue(mainQueueDescriptor, with: backend)
         var unwatchable: [Unwatchable] = []
+        syncMainQueue(mainQueueDescriptor, with: backend, unwatchable: &unwatchable)
         switch changes {
         case let .all(wanted):
             var kept = 0
@@ -124,15 +131,21 @@ struct DescriptorTable {
             return true
         } catch {
             for source in watched {
-                unwatchable.append(Unwatchable(source: source, reason: "cannot watch descriptor \(fd): \(error)"))
+                unwatchable.append(
+                    Unwatchable(
+                        source: source, descriptor: fd, reason: "cannot watch descriptor \(fd): \(error)", error: error)
+                )
             }
             return false
         }
     }
 
     /// Watches the dispatch main queue's eventfd (main loop, common modes, outside a
-    /// main-queue drain), or stops watching it.
-    private mutating func syncMainQueue(_ descriptor: Int32?, with backend: any Backend) {
+    /// main-queue drain), or stops watching it. A failure to watch it is added to
+    /// `unwatchable`, for the caller to report once no lock is held.
+    private mutating func syncMainQueue(
+        _ descriptor: Int32?, with backend: any Backend, unwatchable: inout [Unwatchable]
+    ) {
         guard mainQueue?.descriptor != descriptor else { return }
         if let (fd, token) = mainQueue {
             try? backend.unregister(fd, token: token)
@@ -144,7 +157,10 @@ struct DescriptorTable {
             try backend.register(descriptor, token: token, interest: .readable)
             mainQueue = (descriptor, token)
         } catch {
-            reportToStandardError("RunLoopKit: cannot watch the dispatch main queue: \(error)")
+            unwatchable.append(
+                Unwatchable(
+                    source: nil, descriptor: descriptor, reason: "cannot watch the dispatch main queue: \(error)",
+                    error: error))
         }
     }
 
@@ -162,7 +178,9 @@ struct DescriptorTable {
     /// Unregisters everything (the loop is being torn down).
     mutating func removeAll(from backend: any Backend) {
         for registration in byDescriptor.values { unregister(registration, from: backend) }
-        syncMainQueue(nil, with: backend)
+        // Stopping watching reports nothing: there is nothing to add to.
+        var none: [Unwatchable] = []
+        syncMainQueue(nil, with: backend, unwatchable: &none)
         mode = nil
     }
 

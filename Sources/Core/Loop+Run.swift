@@ -23,7 +23,8 @@ extension Loop {
     ///
     /// - Parameters:
     ///   - mode: the mode to run. Running ``Mode/common`` is a usage error: it returns
-    ///     ``RunResult/finished`` at once and is reported once per process on standard error.
+    ///     ``RunResult/finished`` at once and is reported once per process through ``logger``
+    ///     (by default a line on standard error).
     ///   - timeout: how long to run at most; `nil` runs without limit, zero or negative polls
     ///     once without sleeping.
     ///   - returnAfterSourceHandled: return ``RunResult/handledSource`` after the first pass
@@ -38,11 +39,8 @@ extension Loop {
             "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread"
         )
         if mode == .common {
-            if !commonRunReported.exchange(true, ordering: .relaxed) {
-                reportToStandardError(
-                    "RunLoopKit: Loop.run(.common) is a usage error: .common is a set of modes, not a mode; run one of them"
-                )
-            }
+            // M6: reported once per process, through Loop.logger.
+            if !commonRunReported.exchange(true, ordering: .relaxed) { reportCommonModeRun() }
             return .finished
         }
         bindMainQueueIfMain()

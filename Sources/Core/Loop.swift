@@ -557,11 +557,12 @@ public final class Loop: Sendable, CustomStringConvertible {
         return access.descriptors.sync(changes, mode: mode, mainQueue: mainQueue, with: backend)
     }
 
-    /// Reports and invalidates sources that cannot be watched. No lock may be held.
+    /// Reports (through ``Loop/logger``, D8) and invalidates sources that cannot be watched,
+    /// and reports a main queue that cannot be. No lock may be held.
     func invalidate(_ unwatchable: [DescriptorTable.Unwatchable]) {
         for entry in unwatchable {
-            reportToStandardError("RunLoopKit: \(entry.reason); \(entry.source) is invalidated")
-            entry.source.invalidate()
+            report(entry)
+            entry.source?.invalidate()
         }
     }
 

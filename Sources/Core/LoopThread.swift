@@ -6,16 +6,20 @@ import Synchronization
 /// Hand it work with ``perform(waitUntilDone:_:)``; use ``loop`` to add sources, timers and
 /// observers, or as an actor's executor. ``stop()`` (or dropping the last reference) ends the
 /// loop after every block posted before it has run, and joins the thread (a last reference
-/// dropped on the loop's own thread ends the loop the same way and lets the thread finish).
+/// dropped on the loop's own thread ends the loop the same way and lets the thread finish);
+/// from async code, ``finish()`` does the same without blocking the caller's thread.
 public final class LoopThread: Sendable {
     /// The thread's loop; safe to use from any thread as ``Loop`` allows.
     public let loop: Loop
 
-    private let thread: Lock<PThread?>
+    /// The thread, until whoever joins it (``stop()`` or ``finish()``) takes it.
+    let thread: Lock<PThread?>
     /// Set (on the loop's thread) by the block that ends the loop.
     private let finished = Flag()
     /// Posted blocks are refused once stopping began.
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
+    /// Signalled once the thread was joined (its loop torn down), by whoever joined it.
+    let ended = ThreadEndSignal()
 
     /// Starts a thread and its loop, running ``Loop/Mode/default``.
     ///
@@ -112,13 +116,16 @@ public final class LoopThread: Sendable {
         precondition(
             Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
         finishLoop()
-        thread.withLock { $0.take() }?.join()
+        if let handle = thread.withLock({ $0.take() }) {
+            handle.join()
+            ended.signal()
+        }
     }
 
     /// Queues the block that ends the loop as the last block the loop accepts: FIFO, it runs
     /// after every block accepted before it, and a `perform` that lost the race with it is
     /// refused (and returns false) instead of being left behind in the queue.
-    private func finishLoop() {
+    func finishLoop() {
         stopping.store(true, ordering: .releasing)
         let finished = self.finished
         let loop = self.loop

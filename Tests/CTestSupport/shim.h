@@ -1,4 +1,5 @@
-// Test-only C helpers: a seccomp filter that makes one system call fail, as a sandbox would.
+// Test-only C helpers: a seccomp filter that makes one system call fail, as a sandbox would
+// (or as a kernel that refuses to watch a descriptor does).
 #pragma once
 #include <errno.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #endif
 
 static const int rlk_test_sys_epoll_pwait2 = __NR_epoll_pwait2;
+static const int rlk_test_sys_epoll_ctl = __NR_epoll_ctl;
 static const int rlk_test_sys_io_uring_setup = __NR_io_uring_setup;
 
 /// From now on, the calling thread's `number` system call fails with `error` (what older

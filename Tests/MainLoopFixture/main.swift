@@ -5,6 +5,7 @@
 import CTestSupport
 import Dispatch
 import Glibc
+import Logging
 import RunLoopKit
 
 let arguments = CommandLine.arguments
@@ -134,7 +135,36 @@ case "queued-first":
     DispatchQueue.main.async { trace("block 2") }
     trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
 
+case "main-queue-refused":
+    // The kernel refuses to watch the dispatch main queue (epoll_ctl fails from now on, on this
+    // thread): the report is a record through Loop.logger, printed by TraceLogHandler.
+    Loop.logger = Logger(label: "runloopkit", factory: { _ in TraceLogHandler() })
+    loop.add(keepAlive, to: .default)
+    guard rlk_test_deny_syscall(rlk_test_sys_epoll_ctl, EPERM) == 0 else { fatalError("seccomp: \(errno)") }
+    trace("run: \(loop.run(timeout: .zero))")
+
 default:
     trace("unknown scenario \(arguments[2])")
     exit(2)
+}
+
+/// Prints each record RunLoopKit logs as three trace lines: level and message, metadata (sorted
+/// by key, separated by semicolons), and the attached error.
+struct TraceLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        trace("record \(event.level) \(event.message)")
+        trace(
+            "metadata "
+                + (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                    separator: ";"))
+        trace("error \(event.error.map { "\($0)" } ?? "none")")
+    }
 }

@@ -1,0 +1,71 @@
+import Logging
+
+/// The reports RunLoopKit makes through ``Loop/logger``: misuse it notices and survives, where
+/// trapping would be harsher than the mistake. Each is logged with no lock of the loop held, so
+/// that a handler may use the loop.
+///
+/// The message is the text RunLoopKit wrote to standard error before it used swift-log; the
+/// metadata repeats what the message names, as values a log pipeline can filter on.
+extension Loop {
+    /// The metadata keys of the reports RunLoopKit logs through ``Loop/logger``.
+    ///
+    /// All values are strings. Which keys each report has is listed in <doc:Logging>.
+    public enum ReportKey {
+        /// What happened: one of the values of ``Loop/ReportKind``. Every report has it.
+        public static let report = "report"
+        /// The loop's description, such as `Loop(epoll)` or `Loop(epoll, main)`.
+        public static let loop = "loop"
+        /// The name of the mode concerned.
+        public static let mode = "mode"
+        /// The file descriptor concerned, in decimal.
+        public static let descriptor = "descriptor"
+        /// The source's description, such as `Source(fd 7, readable, order 0)`.
+        public static let source = "source"
+    }
+
+    /// The values of the ``Loop/ReportKey/report`` metadata key: what a report is about.
+    public enum ReportKind {
+        /// `run(.common)` was called (contract rule M6); a warning, once per process.
+        public static let commonModeRun = "common-mode-run"
+        /// A source's descriptor was closed, and maybe reused for another file, while the
+        /// source was in a loop (rule D8); an error, and the source is invalidated.
+        public static let descriptorClosed = "descriptor-closed"
+        /// The backend refused to watch a source's descriptor; an error (with the backend's
+        /// error attached), and the source is invalidated.
+        public static let cannotWatchDescriptor = "cannot-watch-descriptor"
+        /// The main loop's backend refused to watch the dispatch main queue (rule Q1); an error
+        /// (with the backend's error attached): the main queue is not served until the loop
+        /// registers its descriptors again.
+        public static let cannotWatchMainQueue = "cannot-watch-main-queue"
+    }
+
+    /// M6: `run(.common)` is a usage error; reported once per process by the caller. A warning:
+    /// nothing is lost, the run just returns.
+    func reportCommonModeRun() {
+        Loop.logger.warning(
+            "Loop.run(.common) is a usage error: .common is a set of modes, not a mode; run one of them",
+            metadata: [
+                ReportKey.report: .string(ReportKind.commonModeRun),
+                ReportKey.loop: .string(description),
+                ReportKey.mode: .string(Mode.common.name),
+            ])
+    }
+
+    /// D8 and registration failures: `entry` cannot be watched. An error: a source is
+    /// invalidated (its handler will not be called again), or the main queue is not served.
+    func report(_ entry: DescriptorTable.Unwatchable) {
+        var metadata: Logger.Metadata = [
+            ReportKey.loop: .string(description),
+            ReportKey.descriptor: .string("\(entry.descriptor)"),
+        ]
+        guard let source = entry.source else {
+            metadata[ReportKey.report] = .string(ReportKind.cannotWatchMainQueue)
+            Loop.logger.error("\(entry.reason)", error: entry.error, metadata: metadata)
+            return
+        }
+        metadata[ReportKey.report] = .string(
+            entry.error == nil ? ReportKind.descriptorClosed : ReportKind.cannotWatchDescriptor)
+        metadata[ReportKey.source] = .string(source.description)
+        Loop.logger.error("\(entry.reason); \(source) is invalidated", error: entry.error, metadata: metadata)
+    }
+}

@@ -1,0 +1,45 @@
+import Logging
+import RunLoopKit
+import TestSupport
+
+/// The backends of this build that can start here: each test runs once per backend.
+let serviceBackends: [BackendKind] = startableBackends
+
+/// A logger for the groups under test: it drops everything (the tests check behaviour, not
+/// the group's log lines).
+let quietLogger = Logger(label: "service-lifecycle-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// The ordered events a scenario produced, recorded from any thread.
+final class Trace: Sendable {
+    private let events = Lock<[String]>([])
+
+    /// Appends `event`. Safe from any thread.
+    func callAsFunction(_ event: String) { events.withLock { $0.append(event) } }
+
+    /// The events so far, in order.
+    var all: [String] { events.withLock { $0 } }
+}
+
+/// Waits, without holding a thread, until `condition` holds; false if it did not within
+/// `timeout`. For a state the test cannot be told about (a refusal that starts once another
+/// task's shutdown handler ran): it looks every millisecond.
+func eventually(within timeout: Duration = generousDeadline, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
+
+/// Runs `body` on a thread of its own (it may block) and returns its result, holding no
+/// cooperative thread meanwhile.
+func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        do {
+            try spawnThread { continuation.resume(returning: body()) }
+        } catch {
+            continuation.resume(throwing: error)
+        }
+    }
+}
