@@ -134,6 +134,16 @@ case "queued-first":
     DispatchQueue.main.async { trace("block 2") }
     trace("run: \(loop.run(timeout: .seconds(30), returnAfterSourceHandled: true))")
 
+case "main-actor-handlers":
+    // Handlers written in main-actor code run on the main loop, checked (MainActorHandlers.swift).
+    for line in try runMainActorHandlers(on: loop) { trace(line) }
+
+case "main-actor-handlers-factory":
+    // The same with the main actor's executor on the main loop (LoopExecutorFactory).
+    LoopExecutorFactory.install()
+    trace("installed: \(LoopExecutorFactory.isInstalled)")
+    for line in try runMainActorHandlers(on: loop) { trace(line) }
+
 default:
     trace("unknown scenario \(arguments[2])")
     exit(2)
