@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "main-loop-tool", targets: ["MainLoopTool"]),
         .executable(name: "stall-monitor", targets: ["StallMonitor"]),
         .executable(name: "tour", targets: ["Tour"]),
+        .executable(name: "first-program", targets: ["FirstProgram"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -54,6 +55,8 @@ let package = Package(
         ),
         .executableTarget(name: "StallMonitor", dependencies: ["RunLoopKit"]),
         .executableTarget(name: "Tour", dependencies: ["RunLoopKit"]),
+        // The README's first example, word for word (scripts/check-docs compares them).
+        .executableTarget(name: "FirstProgram", dependencies: ["RunLoopKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
