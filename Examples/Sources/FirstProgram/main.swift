@@ -5,8 +5,11 @@ var ticks = 0
 let timer = try Loop.Timer(after: .milliseconds(100), repeating: .milliseconds(100)) { timer in
     ticks += 1
     print("tick \(ticks)")
-    if ticks == 3 { timer.invalidate() }
+    if ticks == 3 {
+        timer.invalidate()
+        Loop.current.stop()
+    }
 }
 Loop.current.add(timer, to: .default) // on the main thread, Loop.current is Loop.main
-Loop.current.run() // returns once its mode is empty: the timer is gone
+Loop.current.run() // until stop()
 print("done after \(ticks) ticks")
