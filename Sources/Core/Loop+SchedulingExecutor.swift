@@ -5,7 +5,7 @@
 // sleep runs on (for an actor-isolated task, a thread of the default executor: `Task.sleep` is
 // nonisolated), saying nothing of that actor. So the loop gets the sleeps of tasks that prefer
 // it (`Task(executorPreference: loop)`, `withTaskExecutorPreference(loop)`), and only those;
-// MainActorHandlerTests and TaskSleepTests prove which way each one goes.
+// TaskSleepTests proves which way each kind of task goes.
 #if compiler(>=6.3)
 @_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 

@@ -52,6 +52,18 @@ struct TaskSleepTests {
         #expect(loop.statistics.timerFires == before)
     }
 
+    @Test(
+        "main-actor code on Loop.main (LoopExecutorFactory): Task.sleep reaches the main loop only when preferring it",
+        arguments: backends)
+    func mainActorSleeps(_ backend: BackendKind) throws {
+        #expect(
+            try runMainLoopFixture(backend, "main-actor-sleep") == [
+                "Task.sleep: 0 loop timer(s)",
+                "Task.sleep preferring Loop.main: 1 loop timer(s)",
+                "Loop.main.sleep: 1 loop timer(s), on main: true",
+            ])
+    }
+
     @Test("a cancelled Task.sleep's pending job does not keep a mode alive", arguments: backends)
     func cancelledSleepDoesNotKeepModeAlive(_ backend: BackendKind) throws {
         let results = Lines()

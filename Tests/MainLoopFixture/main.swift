@@ -144,6 +144,25 @@ case "main-actor-handlers-factory":
     trace("installed: \(LoopExecutorFactory.isInstalled)")
     for line in try runMainActorHandlers(on: loop) { trace(line) }
 
+case "main-actor-sleep":
+    // Which of the main actor's sleeps reach the main loop's timers: counted by the loop.
+    LoopExecutorFactory.install()
+    try loop.run {
+        let before = loop.statistics.timerFires
+        try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        trace("Task.sleep: \(loop.statistics.timerFires - before) loop timer(s)")
+        let middle = loop.statistics.timerFires
+        try await withTaskExecutorPreference(loop) {
+            try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        }
+        trace("Task.sleep preferring Loop.main: \(loop.statistics.timerFires - middle) loop timer(s)")
+        let last = loop.statistics.timerFires
+        try await loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        trace(
+            "Loop.main.sleep: \(loop.statistics.timerFires - last) loop timer(s), on main: \(Loop.currentIfCreated === loop)"
+        )
+    }
+
 default:
     trace("unknown scenario \(arguments[2])")
     exit(2)
