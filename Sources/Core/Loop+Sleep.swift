@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Loop {
     /// Suspends the calling task until `duration` has passed, on a one-shot timer of this loop
     /// with `tolerance`, so that the wakeup coalesces with the loop's other timers.
@@ -49,7 +47,9 @@ private final class PendingSleep: Sendable {
         weak var waiter: SleepWaiter?
     }
 
-    private let state = Mutex(State())
+    // Lock, not Synchronization's Mutex: the Thread Sanitizer does not see Mutex's futex as
+    // synchronization, and reports the accesses it orders as races.
+    private let state = Lock(State())
 
     /// Arms the timer, unless the task was cancelled first (then the sleep throws at once).
     func start(
@@ -86,11 +86,11 @@ private final class PendingSleep: Sendable {
 /// The continuation of a sleep, resumed once: by the timer, by cancellation, or, when the loop
 /// drops the timer unfired (torn down), by its own `deinit` with ``LoopEndedError``.
 private final class SleepWaiter: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+    private let continuation: Lock<CheckedContinuation<Void, any Error>?>
     private let loop: String
 
     init(_ continuation: CheckedContinuation<Void, any Error>, loop: Loop) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Lock(continuation)
         self.loop = loop.description
     }
 

@@ -1,5 +1,4 @@
 import RunLoopKit
-import Synchronization
 import TestSupport
 import Testing
 
@@ -96,7 +95,7 @@ struct TaskSleepTests {
 
 /// Lines a test's threads and tasks append to.
 private final class Lines: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Lock<[String]>([])
 }
 
 /// An actor whose executor is a loop.
