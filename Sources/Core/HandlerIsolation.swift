@@ -59,15 +59,3 @@ struct HandlerIsolation: Sendable {
         }
     }
 }
-
-extension Loop {
-    /// `block` as the loop stores it, once `HandlerIsolation` has checked that this loop may
-    /// run it (a `{ @MainActor in … }` block only on the main loop; traps otherwise).
-    func admitted(_ block: @escaping @isolated(any) @Sendable () -> Void) -> @Sendable () -> Void {
-        let isolation = HandlerIsolation(block.isolation)
-        isolation.admit("a block", to: self, by: "Loop.perform")
-        // See the note on `HandlerIsolation`: the isolation is checked at each call instead.
-        let call = unsafeBitCast(block, to: (@Sendable () -> Void).self)
-        return isolation.actor == nil ? call : isolation.checked(call)
-    }
-}

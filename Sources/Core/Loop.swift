@@ -407,12 +407,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// no system call. A block posted to a loop whose thread has ended, or to the loop of a
     /// ``LoopThread`` once its ``LoopThread/stop()`` queued the block that ends it, is dropped
     /// without running (`LoopThread.perform` says so by returning false). Safe to call from any
-    /// thread.
-    ///
-    /// A block written `{ @MainActor in … }` is main-actor code: `Loop.main` runs it (checked),
-    /// any other loop refuses it with a message (see <doc:AsyncCodeAndLoops>).
-    public func perform(_ block: @escaping @isolated(any) @Sendable () -> Void) {
-        enqueue(PendingBlock(modes: .common, body: admitted(block)))
+    /// thread. (A block written `{ @MainActor in … }` goes to ``perform(_:isolation:)``.)
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        enqueue(PendingBlock(modes: .common, body: block))
     }
 
     /// Queues `block` to run on the loop's thread while it runs one of `modes`.
@@ -422,16 +419,15 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// `modes` is a programming error that traps with a message. Safe to call from any thread.
     /// Write the modes as a literal, `perform(in: [.default]) { … }`: that costs no more
     /// than ``perform(_:)`` (see ``ModeSet``).
-    /// A block written `{ @MainActor in … }` runs only on `Loop.main`, as for ``perform(_:)``.
-    public func perform(in modes: ModeSet, _ block: @escaping @isolated(any) @Sendable () -> Void) {
+    public func perform(in modes: ModeSet, _ block: @escaping @Sendable () -> Void) {
         precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
-        enqueue(PendingBlock(modes: BlockModes(modes), body: admitted(block)))
+        enqueue(PendingBlock(modes: BlockModes(modes), body: block))
     }
 
     /// Queues `block` to run on the loop's thread while it runs one of `modes`; the same as
     /// the one taking a ``ModeSet``, for modes already in a `Set`.
     @_disfavoredOverload
-    public func perform(in modes: Set<Mode>, _ block: @escaping @isolated(any) @Sendable () -> Void) {
+    public func perform(in modes: Set<Mode>, _ block: @escaping @Sendable () -> Void) {
         perform(in: ModeSet(modes), block)
     }
 

@@ -23,7 +23,11 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
         let armed = armedLatch(on: worker.loop)
-        let sleeper = Task { try await worker.loop.sleep(for: .seconds(3600)) }
+        // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
+        // suite's other tests may keep busy for longer than the latch's deadline.
+        let host = try LoopThread(name: "sleeper", backend: backend)
+        defer { host.stop() }
+        let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
         #expect(await waitOffThePool(armed))
         sleeper.cancel()
         let outcome = await sleeper.result
@@ -49,7 +53,11 @@ struct LoopSleepTests {
     func loopEndsWhileSleeping(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep", backend: backend)
         let armed = armedLatch(on: worker.loop)
-        let sleeper = Task { try await worker.loop.sleep(for: .seconds(3600)) }
+        // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
+        // suite's other tests may keep busy for longer than the latch's deadline.
+        let host = try LoopThread(name: "sleeper", backend: backend)
+        defer { host.stop() }
+        let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
         #expect(await waitOffThePool(armed))
         worker.stop()
         let outcome = await sleeper.result
