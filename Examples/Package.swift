@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "tour", targets: ["Tour"]),
         .executable(name: "async-port-consumer", targets: ["AsyncPortConsumer"]),
         .executable(name: "loop-service", targets: ["LoopService"]),
+        .executable(name: "first-program", targets: ["FirstProgram"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -68,6 +69,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The README's first example, word for word (scripts/check-docs compares them).
+        .executableTarget(name: "FirstProgram", dependencies: ["RunLoopKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

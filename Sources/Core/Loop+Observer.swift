@@ -13,6 +13,8 @@ extension Loop {
         /// Lower orders are called first.
         public let order: Int
         let handler: @Sendable (Observer, Activity) -> Void
+        /// The actor the handler was written for; a loop refuses an observer it cannot run.
+        let isolation: HandlerIsolation
 
         let valid = Atomic<Bool>(true)
         let isFiring = Atomic<Bool>(false)
@@ -25,17 +27,23 @@ extension Loop {
         ///     called).
         ///   - repeats: `false` invalidates the observer after its first call.
         ///   - order: lower orders are called first.
-        ///   - handler: called on the loop's thread with the observer and the activity.
+        ///   - handler: called on the loop's thread with the observer and the activity. Written
+        ///     in main-actor code, it is main-actor code and the observer can be added to
+        ///     `Loop.main` only; see <doc:AsyncCodeAndLoops>.
         public init(
             activities: Activity,
             repeats: Bool = true,
             order: Int = 0,
-            handler: @escaping @Sendable (Observer, Activity) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Observer, Activity) -> Void
         ) {
             self.activities = activities
             self.repeats = repeats
             self.order = order
-            self.handler = handler
+            let isolation = HandlerIsolation(handler.isolation)
+            // See `HandlerIsolation`: the isolation is checked at each call instead.
+            let call = unsafeBitCast(handler, to: (@Sendable (Observer, Activity) -> Void).self)
+            self.handler = isolation.actor == nil ? call : isolation.checked(call)
+            self.isolation = isolation
         }
 
         /// Whether the observer can still be called. Safe to call from any thread.

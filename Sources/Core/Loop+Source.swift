@@ -28,6 +28,8 @@ extension Loop {
         }
 
         let kind: Kind
+        /// The actor the handler was written for; a loop refuses a source it cannot run.
+        let isolation: HandlerIsolation
         /// Ties between equal orders: earlier-made sources first.
         let sequence = Ordinal.next()
         /// Sources with a lower order are performed first.
@@ -54,14 +56,20 @@ extension Loop {
         ///   - schedule: called on the adding thread when the source is added to a mode of a
         ///     loop, with that loop and mode (once per common mode for ``Mode/common``).
         ///   - cancel: called on the removing thread when the source leaves a mode of a loop.
-        ///   - perform: the work, called on the loop's thread.
+        ///   - perform: the work, called on the loop's thread. Written in main-actor code, it is
+        ///     main-actor code and the source can be added to `Loop.main` only; see
+        ///     <doc:AsyncCodeAndLoops>.
         public init(
             order: Int = 0,
             schedule: (@Sendable (Loop, Mode) -> Void)? = nil,
             cancel: (@Sendable (Loop, Mode) -> Void)? = nil,
-            perform: @escaping @Sendable () -> Void
+            @_inheritActorContext perform: @escaping @isolated(any) @Sendable () -> Void
         ) {
-            self.kind = .signalled(perform: perform)
+            let isolation = HandlerIsolation(perform.isolation)
+            // See `HandlerIsolation`: the isolation is checked at each call instead.
+            let call = unsafeBitCast(perform, to: (@Sendable () -> Void).self)
+            self.kind = .signalled(perform: isolation.actor == nil ? call : isolation.checked(call))
+            self.isolation = isolation
             self.order = order
             self.scheduleCallback = schedule
             self.cancelCallback = cancel
@@ -80,13 +88,15 @@ extension Loop {
         ///     directory or a device without readiness such as `/dev/null`).
         ///   - interest: what to watch for; must not be empty.
         ///   - order: sources with a lower order are handled first.
-        ///   - handler: called on the loop's thread with what the descriptor reported.
+        ///   - handler: called on the loop's thread with what the descriptor reported. Written in
+        ///     main-actor code, it is main-actor code and the source can be added to `Loop.main`
+        ///     only; see <doc:AsyncCodeAndLoops>.
         /// - Throws: ``ArgumentError`` naming `fileDescriptor` or `interest` when refused.
         public init(
             fileDescriptor: Int32,
             interest: Interest = .readable,
             order: Int = 0,
-            handler: @escaping @Sendable (Readiness) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Readiness) -> Void
         ) throws(ArgumentError) {
             try Source.validate(fileDescriptor: fileDescriptor)
             guard !interest.isEmpty, interest.isSubset(of: [.readable, .writable]) else {
@@ -94,7 +104,12 @@ extension Loop {
                     argument: "interest", value: "\(interest.rawValue == 0 ? "[]" : "rawValue \(interest.rawValue)")",
                     reason: "a descriptor source must watch for readable, writable or both")
             }
-            self.kind = .descriptor(fileDescriptor, interest, handler: handler)
+            let isolation = HandlerIsolation(handler.isolation)
+            // See `HandlerIsolation`: the isolation is checked at each call instead.
+            let call = unsafeBitCast(handler, to: (@Sendable (Readiness) -> Void).self)
+            self.kind = .descriptor(
+                fileDescriptor, interest, handler: isolation.actor == nil ? call : isolation.checked(call))
+            self.isolation = isolation
             self.order = order
             self.scheduleCallback = nil
             self.cancelCallback = nil
@@ -117,7 +132,7 @@ extension Loop {
             fileDescriptor: FileDescriptor,
             interest: Interest = .readable,
             order: Int = 0,
-            handler: @escaping @Sendable (Readiness) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Readiness) -> Void
         ) throws(ArgumentError) {
             try self.init(fileDescriptor: fileDescriptor.rawValue, interest: interest, order: order, handler: handler)
         }
@@ -133,12 +148,18 @@ extension Loop {
         /// - Parameters:
         ///   - port: the port to receive from.
         ///   - order: sources with a lower order are handled first.
-        ///   - handler: called once per message.
+        ///   - handler: called once per message. Written in main-actor code, it is main-actor
+        ///     code and the source can be added to `Loop.main` only; see <doc:AsyncCodeAndLoops>.
         public init<Message: Sendable>(
             port: Port<Message>,
             order: Int = 0,
-            handler: @escaping @Sendable (Message) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Message) -> Void
         ) {
+            let isolation = HandlerIsolation(handler.isolation)
+            // See `HandlerIsolation`: the isolation is checked at each call instead.
+            let unchecked = unsafeBitCast(handler, to: (@Sendable (Message) -> Void).self)
+            let handler = isolation.actor == nil ? unchecked : isolation.checked(unchecked)
+            self.isolation = isolation
             self.kind = .port(
                 port.eventDescriptor,
                 deliver: { source in port.deliverQueued(to: handler, whileValid: source) }, port: port)

@@ -24,6 +24,10 @@ extension Loop {
         /// Among timers due at the same instant, lower orders fire first.
         public let order: Int
         let handler: @Sendable (Timer) -> Void
+        /// The actor the handler was written for; a loop refuses a timer it cannot run.
+        let isolation: HandlerIsolation
+        /// Whether the timer counts as an item of its modes (see `ModeState.hasSourcesOrTimers`).
+        let keepsModeAlive: Bool
         /// Ties between equal instants and orders: the timer added to its loop first fires
         /// first. Set when the timer is first added.
         let addSequence = Atomic<UInt64>(0)
@@ -44,20 +48,43 @@ extension Loop {
         ///   - tolerance: how late the timer may fire so the loop can coalesce wakeups; not
         ///     negative; clamped to half the interval for repeating timers.
         ///   - order: among timers due at the same instant, lower orders fire first.
-        ///   - handler: called on the loop's thread with the timer.
+        ///   - handler: called on the loop's thread with the timer. Written in main-actor code
+        ///     (top-level code, a `@MainActor` function), it is main-actor code and the timer
+        ///     can be added to `Loop.main` only; see <doc:AsyncCodeAndLoops>.
         /// - Throws: ``ArgumentError`` naming `interval` or `tolerance` when refused.
-        public init(
+        public convenience init(
             fireAt: ContinuousClock.Instant,
             interval: Duration? = nil,
             tolerance: Duration = .zero,
             order: Int = 0,
-            handler: @escaping @Sendable (Timer) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Timer) -> Void
+        ) throws(ArgumentError) {
+            try self.init(
+                fireAt: fireAt, interval: interval, tolerance: tolerance, order: order, keepsModeAlive: true,
+                handler: handler)
+        }
+
+        /// The designated initializer; `keepsModeAlive: false` makes a timer that does not
+        /// count as an item of its modes (a run in a mode with nothing else returns `finished`),
+        /// for the jobs a task's sleep leaves on a loop (see `Loop+SchedulingExecutor.swift`).
+        init(
+            fireAt: ContinuousClock.Instant,
+            interval: Duration?,
+            tolerance: Duration,
+            order: Int,
+            keepsModeAlive: Bool,
+            handler: @escaping @isolated(any) @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
             if let interval { try Timer.validate(interval: interval, argument: "interval") }
             try Timer.validate(tolerance: tolerance)
+            self.keepsModeAlive = keepsModeAlive
             self.interval = interval
             self.order = order
-            self.handler = handler
+            let isolation = HandlerIsolation(handler.isolation)
+            // See `HandlerIsolation`: the isolation is checked at each call instead.
+            let call = unsafeBitCast(handler, to: (@Sendable (Timer) -> Void).self)
+            self.handler = isolation.actor == nil ? call : isolation.checked(call)
+            self.isolation = isolation
             self.state = Lock(
                 State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)), rank: .item)
         }
@@ -70,7 +97,7 @@ extension Loop {
             repeating interval: Duration? = nil,
             tolerance: Duration = .zero,
             order: Int = 0,
-            handler: @escaping @Sendable (Timer) -> Void
+            @_inheritActorContext handler: @escaping @isolated(any) @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
             if let interval { try Timer.validate(interval: interval, argument: "repeating") }
             try self.init(

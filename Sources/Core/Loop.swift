@@ -179,8 +179,10 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// source's `schedule` callback runs once per mode it joins, on the calling thread (or, when
     /// another thread is making this source's callouts at that moment, on that thread, right
     /// after its own: `schedule` and `cancel` are always called in the order the source joined
-    /// and left its modes). Safe to call from any thread.
+    /// and left its modes). Adding a source whose handler is main-actor code to a loop other
+    /// than `Loop.main` traps with a message. Safe to call from any thread.
     public func add(_ source: Source, to mode: Mode) {
+        source.isolation.admit(source, to: self, by: "Loop.add(_:to:)")
         attach(source) { state in
             if mode == .common { state.commonSources.insert(source) }
             return state.targets(of: mode)
@@ -262,9 +264,11 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// Adds `timer` to `mode` (to every common mode for ``Mode/common``).
     ///
     /// A timer belongs to one loop: adding it to a second loop is a programming error that
-    /// traps with a message. A fire instant already past becomes now. Adding an invalidated
-    /// timer has no effect. Safe to call from any thread.
+    /// traps with a message, and so does adding a timer whose handler is main-actor code to a
+    /// loop other than `Loop.main`. A fire instant already past becomes now. Adding an
+    /// invalidated timer has no effect. Safe to call from any thread.
     public func add(_ timer: Timer, to mode: Mode) {
+        timer.isolation.admit(timer, to: self, by: "Loop.add(_:to:)")
         attach(timer) { state in
             if mode == .common { state.commonTimers.insert(timer) }
             return state.targets(of: mode)
@@ -347,10 +351,12 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// Adds `observer` to `mode` (to every common mode for ``Mode/common``).
     ///
-    /// An observer belongs to one loop: adding it to a second loop traps with a message. An
+    /// An observer belongs to one loop: adding it to a second loop traps with a message, and so
+    /// does adding one whose handler is main-actor code to a loop other than `Loop.main`. An
     /// observer added while its activity is being notified misses that notification. Safe to
     /// call from any thread.
     public func add(_ observer: Observer, to mode: Mode) {
+        observer.isolation.admit(observer, to: self, by: "Loop.add(_:to:)")
         observer.loop.withLock { binding in
             guard observer.isValid else { return }
             if binding.isBound, let owner = binding.loop.loop, owner !== self {
@@ -401,7 +407,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// no system call. A block posted to a loop whose thread has ended, or to the loop of a
     /// ``LoopThread`` once its ``LoopThread/stop()`` queued the block that ends it, is dropped
     /// without running (`LoopThread.perform` says so by returning false). Safe to call from any
-    /// thread.
+    /// thread. (A block written `{ @MainActor in … }` goes to ``perform(_:isolation:)``.)
     public func perform(_ block: @escaping @Sendable () -> Void) {
         enqueue(PendingBlock(modes: .common, body: block))
     }

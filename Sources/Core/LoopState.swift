@@ -20,7 +20,15 @@ struct ModeState {
     /// Sorted by order; equal orders keep the order they were added in.
     var observers: [Loop.Observer] = []
 
-    var hasSourcesOrTimers: Bool { !versionZero.isEmpty || !versionOne.isEmpty || !timers.isEmpty }
+    /// How many of ``timers`` do not keep the mode alive: the jobs of tasks' sleeps, which a
+    /// cancelled sleep cannot take back (see `Loop+SchedulingExecutor.swift`).
+    var timersNotKeepingAlive = 0
+
+    /// Whether the mode has an item that keeps a run in it going (a timer that does not keep
+    /// the mode alive does not count).
+    var hasSourcesOrTimers: Bool {
+        !versionZero.isEmpty || !versionOne.isEmpty || timers.count > timersNotKeepingAlive
+    }
 
     func contains(_ source: Loop.Source) -> Bool {
         (source.isVersion0 ? versionZero : versionOne)[ObjectIdentifier(source)] != nil
@@ -46,6 +54,7 @@ struct ModeState {
     /// added are a million lookups into a large table, each likely a cache miss.
     mutating func join(_ timer: Loop.Timer, id: ObjectIdentifier, then joined: (inout ModeState) -> Void) -> Bool {
         guard timers.updateValue(timer, forKey: id) == nil else { return false }
+        if !timer.keepsModeAlive { timersNotKeepingAlive += 1 }
         joined(&self)
         return true
     }
@@ -61,7 +70,8 @@ struct ModeState {
     /// Takes `timer` out of this mode; its queued entries are stale from now on, also if it
     /// joins again (`invalidated`: it never will, so nothing needs remembering).
     mutating func removeTimer(_ timer: ObjectIdentifier, invalidated: Bool = false) {
-        guard timers.removeValue(forKey: timer) != nil else { return }
+        guard let removed = timers.removeValue(forKey: timer) else { return }
+        if !removed.keepsModeAlive { timersNotKeepingAlive -= 1 }
         if !invalidated { timersLeftAt[timer] = timerQueue.lastQueued }
         compactTimerQueue()
     }

@@ -142,6 +142,34 @@ case "main-queue-refused":
     loop.add(keepAlive, to: .default)
     guard rlk_test_deny_syscall(rlk_test_sys_epoll_ctl, EPERM) == 0 else { fatalError("seccomp: \(errno)") }
     trace("run: \(loop.run(timeout: .zero))")
+case "main-actor-handlers":
+    // Handlers written in main-actor code run on the main loop, checked (MainActorHandlers.swift).
+    for line in try runMainActorHandlers(on: loop) { trace(line) }
+
+case "main-actor-handlers-factory":
+    // The same with the main actor's executor on the main loop (LoopExecutorFactory).
+    LoopExecutorFactory.install()
+    trace("installed: \(LoopExecutorFactory.isInstalled)")
+    for line in try runMainActorHandlers(on: loop) { trace(line) }
+
+case "main-actor-sleep":
+    // Which of the main actor's sleeps reach the main loop's timers: counted by the loop.
+    LoopExecutorFactory.install()
+    try loop.run {
+        let before = loop.statistics.timerFires
+        try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        trace("Task.sleep: \(loop.statistics.timerFires - before) loop timer(s)")
+        let middle = loop.statistics.timerFires
+        try await withTaskExecutorPreference(loop) {
+            try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        }
+        trace("Task.sleep preferring Loop.main: \(loop.statistics.timerFires - middle) loop timer(s)")
+        let last = loop.statistics.timerFires
+        try await loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        trace(
+            "Loop.main.sleep: \(loop.statistics.timerFires - last) loop timer(s), on main: \(Loop.currentIfCreated === loop)"
+        )
+    }
 
 default:
     trace("unknown scenario \(arguments[2])")

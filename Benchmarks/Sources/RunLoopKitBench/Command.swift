@@ -118,6 +118,7 @@ struct Bench: ParsableCommand {
             case .throughput: ThroughputScenario(context: context).run()
             case .idle: IdleScenario(context: context).run()
             case .coalescing: CoalescingScenario(context: context).run()
+            case .sleepCoalescing: SleepCoalescingScenario(context: context).run()
             case .scale: ScaleScenario(context: context).run()
             case .pass: PassScenario(context: context).run()
             }

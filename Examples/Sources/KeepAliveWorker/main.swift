@@ -50,9 +50,15 @@ struct Sum: Sendable {
 }
 let jobs = try Loop.Port<Job>()
 let results = try Loop.Port<Sum>()
-let jobSource = Loop.Source(port: jobs) { job in
-    results.send(Sum(id: job.id, sum: job.numbers.reduce(0, +), thread: threadName()))
+/// The worker's source. Made in a function, not in top-level code: a handler written in
+/// top-level code is main-actor code, which only the main loop runs (the worker's loop would
+/// refuse it with a message).
+func summingSource(jobs: Loop.Port<Job>, results: Loop.Port<Sum>) -> Loop.Source {
+    Loop.Source(port: jobs) { job in
+        results.send(Sum(id: job.id, sum: job.numbers.reduce(0, +), thread: threadName()))
+    }
 }
+let jobSource = summingSource(jobs: jobs, results: results)
 worker.loop.add(jobSource, to: .default)
 
 let mainLoop = Loop.current

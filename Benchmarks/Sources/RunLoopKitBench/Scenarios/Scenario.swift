@@ -1,6 +1,8 @@
 /// The scenarios, selectable with `--scenarios`.
 enum ScenarioName: String, CaseIterable, Sendable {
-    case wake, timer, throughput, idle, coalescing, scale, pass
+    case wake, timer, throughput, idle, coalescing
+    case sleepCoalescing = "sleep-coalescing"
+    case scale, pass
 }
 
 /// Sample counts and durations, from the command line; `--quick` scales them down.

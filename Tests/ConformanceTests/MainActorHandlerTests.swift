@@ -1,0 +1,164 @@
+import RunLoopKit
+import TestSupport
+import Testing
+
+/// Behaviour contract (Sources/Core/RunLoopKit.docc/BehaviourContract.md) › I3: items belong to
+/// a loop; X3: misuse traps. A handler written in main-actor code is main-actor code: the main
+/// loop runs it on the main thread (checked), and every other loop refuses it with a message.
+///
+/// The main loop runs only on the process's main thread (the test runner's belongs to
+/// libdispatch), so the running side is a child program (Tests/MainLoopFixture).
+@Suite("Main-actor handlers")
+struct MainActorHandlerTests {
+    /// What each handler records, in the order they hand on to one another.
+    static let handled = [
+        "observer entry on main: true",
+        "timer on main: true",
+        "version-0 source on main: true",
+        "port hello on main: true",
+        "descriptor [readable] on main: true",
+        "block on main: true",
+        "observer exit on main: true",
+        "run: stopped",
+    ]
+
+    @Test("handlers written in main-actor code run on the main loop, checked, in order", arguments: backends)
+    func runOnMainLoop(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "main-actor-handlers") == Self.handled)
+    }
+
+    @Test(
+        "handlers written in main-actor code run on the main loop with LoopExecutorFactory installed",
+        arguments: backends)
+    func runOnMainLoopWithFactory(_ backend: BackendKind) throws {
+        #expect(try runMainLoopFixture(backend, "main-actor-handlers-factory") == ["installed: true"] + Self.handled)
+    }
+
+    @Test("a timer with a main-actor handler added to another loop traps, naming both", arguments: backends)
+    func timerRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            let timer = try Loop.Timer(after: .seconds(1)) { @MainActor _ in }
+            worker.loop.add(timer, to: .default)
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("Loop.add(_:to:): Timer(one-shot, order 0) has a main-actor handler"))
+        #expect(text.contains("Loop(\(backend)) cannot run it"))
+    }
+
+    @Test("an observer with a main-actor handler added to another loop traps, naming both", arguments: backends)
+    func observerRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            let observer = Loop.Observer(activities: .entry) { @MainActor _, _ in }
+            worker.loop.add(observer, to: .default)
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("Loop.add(_:to:): Observer("))
+        #expect(text.contains("has a main-actor handler"))
+        #expect(text.contains("Loop(\(backend)) cannot run it"))
+    }
+
+    @Test("a source with a main-actor handler added to another loop traps, naming both", arguments: backends)
+    func sourceRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            let source = Loop.Source { @MainActor in }
+            worker.loop.add(source, to: .default)
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("Loop.add(_:to:): Source(version 0, order 0) has a main-actor handler"))
+        #expect(text.contains("Loop(\(backend)) cannot run it"))
+    }
+
+    @Test("a port source with a main-actor handler added to another loop traps", arguments: backends)
+    func portSourceRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            let port = try Loop.Port<Int>()
+            worker.loop.add(Loop.Source(port: port) { @MainActor _ in }, to: .default)
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("Loop.add(_:to:): Source(port fd"))
+        #expect(text.contains("has a main-actor handler"))
+        #expect(text.contains("Loop(\(backend)) cannot run it"))
+    }
+
+    @Test("a { @MainActor in } block posted to another loop traps, naming the loop", arguments: backends)
+    func blockRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            worker.loop.perform { @MainActor in }
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("Loop.perform: a block has a main-actor handler"))
+        #expect(text.contains("Loop(\(backend)) cannot run it"))
+    }
+
+    @Test("a handler isolated to an actor whose executor is not the loop is refused", arguments: backends)
+    func otherActorRefused(_ backend: BackendKind) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            let worker = try LoopThread(name: "worker", backend: backend)
+            await TimerMaker().addTimer(to: worker.loop)
+        }
+        let text = errorText(of: result)
+        #expect(text.contains("has a handler isolated to"))
+        #expect(text.contains("whose executor is not this loop"))
+    }
+
+    @Test("a handler isolated to an actor whose executor is the loop runs there", arguments: backends)
+    func loopActorRuns(_ backend: BackendKind) async throws {
+        let worker = try LoopThread(name: "worker", backend: backend)
+        let actor = LoopActor(loop: worker.loop)
+        let fired = Latch()
+        await actor.addTimer(signalling: fired)
+        #expect(fired.wait())
+        #expect(await actor.ticks == 1)
+        worker.stop()
+    }
+
+    @Test("nonisolated handlers stay nonisolated: any loop runs them", arguments: backends)
+    func nonisolatedRunsAnywhere(_ backend: BackendKind) throws {
+        let worker = try LoopThread(name: "worker", backend: backend)
+        let fired = Latch()
+        let onWorker = AtomicInt()
+        let loop = worker.loop
+        worker.loop.add(
+            try Loop.Timer(after: .milliseconds(1)) { _ in
+                if Loop.currentIfCreated === loop { onWorker.increment() }
+                fired.open()
+            }, to: .default)
+        #expect(fired.wait())
+        #expect(onWorker.value == 1)
+        worker.stop()
+    }
+}
+
+/// An actor on the default executor whose timer handler captures it, and so is isolated to it.
+private actor TimerMaker {
+    var ticks = 0
+    func addTimer(to loop: Loop) {
+        loop.add(try! Loop.Timer(after: .seconds(1)) { _ in self.ticks += 1 }, to: .default)
+    }
+}
+
+/// An actor whose executor is a loop: a handler isolated to it runs on that loop, checked.
+private actor LoopActor {
+    let loop: Loop
+    var ticks = 0
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    init(loop: Loop) { self.loop = loop }
+
+    func addTimer(signalling fired: Latch) {
+        loop.add(
+            try! Loop.Timer(after: .milliseconds(1)) { _ in
+                self.ticks += 1
+                fired.open()
+            }, to: .default)
+    }
+}
+
+private func errorText(of result: ExitTest.Result?) -> String {
+    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
