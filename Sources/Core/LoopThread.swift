@@ -14,8 +14,8 @@ public final class LoopThread: Sendable {
     private let thread: Lock<PThread?>
     /// Set (on the loop's thread) by the block that ends the loop.
     private let finished = Flag()
-    /// Posted blocks are refused once stopping began.
-    private let stopping = Atomic<Bool>(false)
+    /// Posted blocks are refused once stopping began (`submit` reads it too).
+    let stopping = Atomic<Bool>(false)
 
     /// Starts a thread and its loop, running ``Loop/Mode/default``.
     ///
