@@ -33,6 +33,7 @@ extension Loop {
     /// - Parameter body: the work, run on the loop's thread.
     /// - Returns: what `body` returned.
     /// - Throws: ``SubmitError`` when `body` never ran.
+    @discardableResult
     public func submit<Value>(
         _ body: sending @escaping () -> sending Value
     ) async throws(SubmitError) -> sending Value {
@@ -49,6 +50,7 @@ extension Loop {
     /// - Parameter body: the work, run on the loop's thread.
     /// - Returns: what `body` returned.
     /// - Throws: what `body` threw, or ``SubmitError`` when `body` never ran.
+    @discardableResult
     public func submit<Value>(
         _ body: sending @escaping () throws -> sending Value
     ) async throws -> sending Value {

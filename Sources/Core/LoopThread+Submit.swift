@@ -6,6 +6,7 @@ extension LoopThread {
     /// - Returns: what `body` returned.
     /// - Throws: ``SubmitError/refused`` once ``stop()`` has begun (as ``perform(waitUntilDone:_:)``
     ///   returns false); other ``SubmitError``s as `Loop.submit` throws them.
+    @discardableResult
     public func submit<Value>(
         _ body: sending @escaping () -> sending Value
     ) async throws(SubmitError) -> sending Value {
@@ -22,6 +23,7 @@ extension LoopThread {
     /// - Returns: what `body` returned.
     /// - Throws: what `body` threw; ``SubmitError/refused`` once ``stop()`` has begun; other
     ///   ``SubmitError``s as `Loop.submit` throws them.
+    @discardableResult
     public func submit<Value>(
         _ body: sending @escaping () throws -> sending Value
     ) async throws -> sending Value {
