@@ -17,7 +17,7 @@ struct SubmitCancellationTests {
         #expect(loop.queuedBlockCount == 1)
         task.cancel()
         // Answered while the loop is still parked: the cancellation waits for nothing.
-        let result = try await withinDeadline("the cancelled submit") { await task.result }
+        let result = try await resultWithinDeadline("the cancelled submit", of: task)
         #expect((result.error as? SubmitError) == .cancelled)
         #expect(loop.queuedBlockCount == 0)
         // A block posted later runs: the cancelled one, older, would have run before it.
@@ -49,7 +49,7 @@ struct SubmitCancellationTests {
         #expect(await blockerStarted.waitOffPool())
         #expect(loop.queuedBlockCount == 0)  // both taken by the drain
         task.cancel()
-        let result = try await withinDeadline("the cancelled submit") { await task.result }
+        let result = try await resultWithinDeadline("the cancelled submit", of: task)
         release.open()
         #expect((result.error as? SubmitError) == .cancelled)
         #expect(await parked.join())
@@ -70,7 +70,7 @@ struct SubmitCancellationTests {
         #expect(await started.waitOffPool())
         task.cancel()
         proceed.open()
-        let value = try await withinDeadline("the started submit") { try await task.value }
+        let value = try await resultWithinDeadline("the started submit", of: task).get()
         #expect(value == "finished")
         worker.stop()
     }
@@ -86,7 +86,7 @@ struct SubmitCancellationTests {
         }
         task.cancel()
         gate.open()
-        let result = try await withinDeadline("the cancelled submit") { await task.result }
+        let result = try await resultWithinDeadline("the cancelled submit", of: task)
         #expect((result.error as? SubmitError) == .cancelled)
         // FIFO: had the block been queued, it would have run before this one.
         try await worker.submit {}

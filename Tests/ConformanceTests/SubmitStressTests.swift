@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import Synchronization
 import TestSupport
@@ -18,10 +19,10 @@ struct SubmitStressTests {
         let rounds = scaled(150, minimum: 15)
         for round in 0..<rounds {
             let ran = AtomicInt()
-            let (loop, thread) = try startLoopThread(backend)
+            let (loop, thread) = try startLoopThread(backend, jitter: round % 5)
             let stopAfter = round % 7 + 1
             let answers = try await withinDeadline("round \(round)") {
-                try await submitUntilRefused(posters: 4) {
+                try await submitUntilRefused(posters: 6) {
                     try await loop.submit {
                         if ran.increment() == stopAfter { loop.stop() }
                     }
@@ -57,9 +58,12 @@ struct SubmitStressTests {
                         }
                     })
             }
+            // Cancelled while the submits are being queued, taken and run: a few yields
+            // more each batch, so that some land before, some during and some after the drain.
+            for _ in 0..<(batch % 12) { await Task.yield() }
             for task in tasks { task.cancel() }
             for task in tasks {
-                switch try await withinDeadline("batch \(batch)", { await task.result }) {
+                switch try await resultWithinDeadline("batch \(batch)", of: task) {
                 case let .success(value): values += value
                 case .failure(SubmitError.cancelled): cancelled += 1
                 case let .failure(error): Issue.record("batch \(batch): \(error)")
@@ -145,7 +149,7 @@ private func submitUntilRefused(
 
 /// A loop on a thread of its own that runs `.default` until stopped, then lets its thread end
 /// (tearing the loop down).
-private func startLoopThread(_ backend: BackendKind) throws -> (Loop, JoinableThread) {
+private func startLoopThread(_ backend: BackendKind, jitter: Int) throws -> (Loop, JoinableThread) {
     let made = Lock<Result<Loop, any Error>?>(nil)
     let ready = Latch()
     let thread = try JoinableThread {
@@ -157,6 +161,9 @@ private func startLoopThread(_ backend: BackendKind) throws -> (Loop, JoinableTh
             ready.open()
             loop.run(.default, timeout: generousDeadline)
             keepAlive.invalidate()
+            // Jitter before the thread ends: more submits land between the run's end and the
+            // teardown (queued, then dropped) in some rounds, after it (refused) in others.
+            usleep(UInt32(jitter) * 100)
         } catch {
             made.withLock { $0 = .failure(error) }
             ready.open()

@@ -100,7 +100,7 @@ struct SubmitTests {
         }
         #expect(await parked.waitUntilQueued())
         parked.unpark(.exit)
-        let error = try await withinDeadline("the queued submit") { await answer.value }
+        let error = try await resultWithinDeadline("the queued submit", of: answer).get()
         #expect(error == .loopEnded)
         #expect(await parked.join())
         let late = try await withinDeadline("a submit to a torn-down loop") {

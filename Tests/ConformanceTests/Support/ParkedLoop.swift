@@ -95,7 +95,8 @@ extension Latch {
 }
 
 /// Runs `body`, recording a failure if it has not returned within ``generousDeadline``: it is
-/// then cancelled (a `submit` that hung answers cancellation at once) and this throws.
+/// then cancelled (a `submit` that hung answers cancellation at once) and this throws. A task
+/// `body` awaits is not cancelled with it: use ``resultWithinDeadline(_:of:sourceLocation:)``.
 func withinDeadline<T: Sendable>(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async throws -> T
@@ -113,5 +114,15 @@ func withinDeadline<T: Sendable>(
             throw TestTimeout()
         }
         return first
+    }
+}
+
+/// `task`'s result, recording a failure if it has not finished within ``generousDeadline``: the
+/// task is then cancelled (a hung `submit` answers cancellation at once) and this throws.
+func resultWithinDeadline<Success: Sendable, Failure: Error>(
+    _ what: String, of task: Task<Success, Failure>, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> Result<Success, Failure> {
+    try await withinDeadline(what, sourceLocation: sourceLocation) {
+        await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
     }
 }
