@@ -30,6 +30,8 @@ extension Loop {
     /// let count = try await loop.submit { connections.count }
     /// ```
     ///
+    /// See <doc:AsyncCodeAndLoops>.
+    ///
     /// - Parameter body: the work, run on the loop's thread.
     /// - Returns: what `body` returned.
     /// - Throws: ``SubmitError`` when `body` never ran.

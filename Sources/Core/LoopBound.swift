@@ -48,7 +48,8 @@ public struct LoopBound<Value>: @unchecked Sendable {
 }
 
 /// Traps unless the caller is on `loop`'s thread, naming `what` was touched, the loop's
-/// thread and the calling thread.
+/// thread and the calling thread (misuse traps with a message, behaviour contract X3, as
+/// running a loop off its thread does, L3).
 func checkOnLoopThread<Value>(_ loop: Loop, _ what: String, _ type: Value.Type) {
     guard !loop.isOnOwnThread else { return }
     preconditionFailure(

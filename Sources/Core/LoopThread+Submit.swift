@@ -1,6 +1,6 @@
 extension LoopThread {
     /// Runs `body` on the thread's loop (common modes) and returns its value to the awaiting
-    /// caller; see ``Loop/submit(_:)-(()->Value)`` for errors and cancellation.
+    /// caller; errors and cancellation as for `Loop.submit(_:)` (see <doc:AsyncCodeAndLoops>).
     ///
     /// - Parameter body: the work, run on the loop's thread.
     /// - Returns: what `body` returned.

@@ -14,6 +14,10 @@ enum SubmissionOutcome<Value> {
 /// queue, or skipped if a drain already took it), or the block's closure being freed unrun
 /// (teardown dropped it: ``DroppedSubmissionAnswer``). Every path goes through `phase`, under
 /// one lock, so no two answer and none is missed.
+///
+/// Behaviour contract: the block is an ordinary common-modes block (B2: FIFO with every other
+/// block); a loop torn down with it queued releases it unrun (L5), which is how its caller
+/// hears `loopEnded`; a ``LoopThread`` past `stop()` refuses it (E2).
 final class Submission<Value>: Sendable {
     typealias Continuation = CheckedContinuation<SubmissionOutcome<Value>, Never>
 
@@ -69,7 +73,7 @@ final class Submission<Value>: Sendable {
     /// After queuing: records the number, or answers what happened meanwhile.
     private func queued(as sequence: UInt64?) {
         let (answer, remove): (SubmissionOutcome<Value>?, Bool) = state.withLock { state in
-            guard case let .queuing(cancelled, dropped) = state.phase else { return (nil, false) }  // started
+            guard case let .queuing(cancelled, dropped) = state.phase else { return (nil, false) } // started
             guard let sequence else {
                 state.phase = .over
                 return (.notRun(.refused), false)

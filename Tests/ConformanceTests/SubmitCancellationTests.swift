@@ -47,7 +47,7 @@ struct SubmitCancellationTests {
         #expect(await parked.waitUntilQueued())
         parked.unpark(.drain)
         #expect(await blockerStarted.waitOffPool())
-        #expect(loop.queuedBlockCount == 0)  // both taken by the drain
+        #expect(loop.queuedBlockCount == 0) // both taken by the drain
         task.cancel()
         let result = try await resultWithinDeadline("the cancelled submit", of: task)
         release.open()

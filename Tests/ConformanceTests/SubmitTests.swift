@@ -11,7 +11,9 @@ struct SubmitTests {
     func returnsValue(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
-        let onLoopThread = try await withinDeadline("submit") { try await loop.submit { Loop.currentIfCreated === loop } }
+        let onLoopThread = try await withinDeadline("submit") {
+            try await loop.submit { Loop.currentIfCreated === loop }
+        }
         #expect(onLoopThread)
         let fromThread = try await withinDeadline("LoopThread.submit") { try await worker.submit { 6 * 7 } }
         #expect(fromThread == 42)

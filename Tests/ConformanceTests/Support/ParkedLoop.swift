@@ -123,6 +123,10 @@ func resultWithinDeadline<Success: Sendable, Failure: Error>(
     _ what: String, of task: Task<Success, Failure>, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> Result<Success, Failure> {
     try await withinDeadline(what, sourceLocation: sourceLocation) {
-        await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+        await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
     }
 }
