@@ -16,7 +16,7 @@ import Testing
 struct SubmitStressTests {
     @Test("submits racing the loop's teardown are all answered: a value exactly when the body ran", arguments: backends)
     func racingTeardown(_ backend: BackendKind) async throws {
-        let rounds = scaled(150, minimum: 15)
+        let rounds = scaled(600, minimum: 15)
         for round in 0..<rounds {
             let ran = AtomicInt()
             let (loop, thread) = try startLoopThread(backend, jitter: round % 5)
@@ -43,7 +43,7 @@ struct SubmitStressTests {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
         let ran = AtomicInt()
-        let (batches, batchSize) = (scaled(150, minimum: 15), 16)
+        let (batches, batchSize) = (scaled(600, minimum: 15), 16)
         var (values, cancelled) = (0, 0)
         for batch in 0..<batches {
             var tasks: [Task<Int, any Error>] = []
@@ -80,7 +80,7 @@ struct SubmitStressTests {
 
     @Test("submits racing LoopThread.stop() are all answered: a value exactly when the body ran", arguments: backends)
     func racingStop(_ backend: BackendKind) async throws {
-        let rounds = scaled(150, minimum: 15)
+        let rounds = scaled(600, minimum: 15)
         for round in 0..<rounds {
             let worker = try LoopThread(backend: backend)
             let ran = AtomicInt()
