@@ -14,8 +14,8 @@ extension Loop {
     /// When the run is stopped (someone calls ``stop()``) before `body` finishes, `body`'s task
     /// is cancelled and the loop goes on serving until the task ends: this returns or throws
     /// what `body` then returns or throws (a `CancellationError`, for a body that checks
-    /// cancellation). No task started here outlives the call; a later ``stop()`` (once the task
-    /// is cancelled) ends nothing more, since the loop runs until the task ends.
+    /// cancellation). Stops during that wind-down are ignored: the call does not return while
+    /// the task runs, and no task started here outlives it. See <doc:AsyncCodeAndLoops>.
     ///
     /// Must be called on the main thread, on `Loop.main`; it traps elsewhere.
     ///

@@ -63,6 +63,25 @@ struct SubmitTests {
         worker.stop()
     }
 
+    @Test("submit from the loop's own thread is queued behind earlier blocks, not run inline", arguments: backends)
+    func fromOwnThread(_ backend: BackendKind) async throws {
+        let worker = try LoopThread(backend: backend)
+        let loop = worker.loop
+        let trace = Trace()
+        let onOwnThread = try await withinDeadline("a submit from the loop's thread") {
+            try await Task(executorPreference: loop) {
+                let caller = Loop.currentIfCreated === loop
+                loop.perform { trace("block queued before") }
+                try await loop.submit { trace("submitted") }
+                trace("caller resumed")
+                return caller
+            }.value
+        }
+        #expect(onOwnThread)
+        #expect(trace.all == ["block queued before", "submitted", "caller resumed"])
+        worker.stop()
+    }
+
     @Test("submits from many tasks all run, each task's in order", arguments: backends)
     func manyTasks(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
