@@ -34,6 +34,8 @@ static inline int rlk_supports_polling(int fd) {
 #include <sys/prctl.h>
 /// Names the calling thread (PR_SET_NAME keeps the first 15 bytes).
 static inline void rlk_set_thread_name(const char *_Nonnull name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+/// The calling thread's name (PR_GET_NAME) into `buffer`, which must hold 16 bytes.
+static inline void rlk_get_thread_name(char *_Nonnull buffer) { (void)prctl(PR_GET_NAME, buffer, 0, 0, 0); }
 
 /// The calling thread's timer slack in nanoseconds (PR_GET_TIMERSLACK).
 static inline unsigned long rlk_get_timer_slack(void) { return (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0); }

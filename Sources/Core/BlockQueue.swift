@@ -35,11 +35,12 @@ final class BlockQueue: Sendable {
 
     /// What ``append(_:)`` did.
     enum Appended {
-        /// Queued; every mode it names is known to exist.
-        case queued
-        /// Queued; these modes were not known to exist: the caller creates them in the loop
-        /// if need be, then calls ``noteExisting(_:)``.
-        case queuedWithNewModes([Loop.Mode])
+        /// Queued as number `sequence` (for ``remove(sequence:)``); every mode it names is
+        /// known to exist.
+        case queued(sequence: UInt64)
+        /// Queued as number `sequence`; these modes were not known to exist: the caller
+        /// creates them in the loop if need be, then calls ``noteExisting(_:)``.
+        case queuedWithNewModes([Loop.Mode], sequence: UInt64)
         /// Refused: the loop was torn down, or its last block was queued
         /// (``append(_:sealing:)``).
         case refused
@@ -52,19 +53,21 @@ final class BlockQueue: Sendable {
             guard !queue.closed else { return .refused }
             if sealing { queue.closed = true }
             queue.lastSequence += 1
-            queue.entries.append(Entry(sequence: queue.lastSequence, block: block))
+            let sequence = queue.lastSequence
+            queue.entries.append(Entry(sequence: sequence, block: block))
             count.store(queue.entries.count, ordering: .releasing)
             switch block.modes {
             case .common:
-                return .queued
+                return .queued(sequence: sequence)
             case let .mask(mask):
                 let unknown = mask & ~queue.knownMask
-                guard unknown != 0 else { return .queued }
+                guard unknown != 0 else { return .queued(sequence: sequence) }
                 return .queuedWithNewModes(
-                    (0..<64).filter { unknown & (1 << UInt64($0)) != 0 }.map(Loop.Mode.init(index:)))
+                    (0..<64).filter { unknown & (1 << UInt64($0)) != 0 }.map(Loop.Mode.init(index:)),
+                    sequence: sequence)
             case let .some(modes):
-                guard !queue.knownModes.isSuperset(of: modes) else { return .queued }
-                return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) })
+                guard !queue.knownModes.isSuperset(of: modes) else { return .queued(sequence: sequence) }
+                return .queuedWithNewModes(modes.filter { !queue.knownModes.contains($0) }, sequence: sequence)
             }
         }
     }
@@ -141,6 +144,25 @@ final class BlockQueue: Sendable {
 
     /// How many blocks are queued, for whatever modes.
     var queuedCount: Int { count.load(ordering: .acquiring) }
+
+    /// Takes the block queued as number `sequence` out of the queue and returns it (for the
+    /// caller to release with no lock held), or `nil` when it is no longer queued: a drain
+    /// took it (it then runs, or is skipped by its own closure) or teardown dropped it.
+    ///
+    /// Entries stay in sequence order (removals never reorder them), so the search is binary.
+    func remove(sequence: UInt64) -> PendingBlock? {
+        queue.withLock { queue in
+            var low = queue.entries.startIndex
+            var high = queue.entries.endIndex
+            while low < high {
+                let middle = low + (high - low) / 2
+                if queue.entries[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+            }
+            guard low < queue.entries.endIndex, queue.entries[low].sequence == sequence else { return nil }
+            defer { count.store(queue.entries.count, ordering: .releasing) }
+            return queue.entries.remove(at: low).block
+        }
+    }
 
     /// Refuses further blocks and returns what was queued, to be dropped by the caller
     /// without running (the loop is being torn down).

@@ -11,6 +11,12 @@ extension Loop {
     /// entry point calls `dispatch_main()`, which never returns and takes the main queue away
     /// from any run loop.)
     ///
+    /// When the run is stopped (someone calls ``stop()``) before `body` finishes, `body`'s task
+    /// is cancelled and the loop goes on serving until the task ends: this returns or throws
+    /// what `body` then returns or throws (a `CancellationError`, for a body that checks
+    /// cancellation). Stops during that wind-down are ignored: the call does not return while
+    /// the task runs, and no task started here outlives it. See <doc:AsyncCodeAndLoops>.
+    ///
     /// Must be called on the main thread, on `Loop.main`; it traps elsewhere.
     ///
     /// - Parameters:
@@ -31,15 +37,23 @@ extension Loop {
             isOnOwnThread,
             "Loop.run(_:_:) with an async body called off the main thread; a loop runs only on its own thread")
         let outcome = Lock<Swift.Result<Result, any Error>?>(nil)
-        Task { @MainActor in
+        let task = Task { @MainActor in
             let result: Swift.Result<Result, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
             self.stop()
         }
+        var cancelled = false
         while true {
+            // The task sets its outcome in a main-actor job this loop runs: once it is set, the
+            // job (and so the task) ended inside the run that just returned.
             if let result = outcome.withLock({ $0 }) { return try result.get() }
-            run(mode)
+            // Stopped before the body finished: the body's task is cancelled, not left behind,
+            // and the loop goes on serving it until it ends (it may have cleanup to await).
+            if run(mode) == .stopped, !cancelled, outcome.withLock({ $0 }) == nil {
+                task.cancel()
+                cancelled = true
+            }
         }
     }
 }

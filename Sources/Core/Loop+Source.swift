@@ -174,6 +174,8 @@ extension Loop {
         /// serves, which learns that way that the loop was torn down.
         init(version1 kind: Kind, cancel: @escaping @Sendable (Loop, Mode) -> Void) {
             self.kind = kind
+            // Its handler is Core's own (it resumes an awaiting task), nonisolated.
+            self.isolation = HandlerIsolation(nil)
             self.order = 0
             self.scheduleCallback = nil
             self.cancelCallback = cancel

@@ -178,6 +178,7 @@ enum ThreadBinding {
 
     static func bind(_ loop: Loop) {
         pthread_setspecific(key, Unmanaged.passRetained(loop).toOpaque())
+        loop.ownerThread.recordCurrent()
     }
 
     /// On Linux the main thread's kernel thread id equals the process id.

@@ -56,6 +56,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let maybeSignalled = Atomic<Bool>(false)
     /// No timer of any mode is queued before this bound: a pass due nothing skips the lock.
     let timerBound = TimerBound()
+    /// The thread the loop belongs to, once bound, for messages naming it (``LoopBound``).
+    let ownerThread = OwnerThread()
     /// The loop's weak reference to itself, for its whole life (see ``WeakLoop``): written once,
     /// in `init`, before the loop is shared, and never read.
     nonisolated(unsafe) private var selfReference = WeakLoop()
@@ -437,13 +439,21 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// - Parameter sealing: make this the last block the loop accepts (``LoopThread/stop()``).
     @discardableResult
     func enqueue(_ block: PendingBlock, sealing: Bool = false) -> Bool {
+        enqueueNumbered(block, sealing: sealing) != nil
+    }
+
+    /// Queues `block` as ``enqueue(_:sealing:)`` does; returns the number the queue gave it
+    /// (for ``BlockQueue/remove(sequence:)``), or `nil` when the loop refused it.
+    func enqueueNumbered(_ block: PendingBlock, sealing: Bool = false) -> UInt64? {
         // The common case takes only the queue's lock: a poster never waits for a busy loop.
+        let sequence: UInt64
         switch blocks.append(block, sealing: sealing) {
         case .refused:
-            return false
-        case .queued:
-            break
-        case let .queuedWithNewModes(modes):
+            return nil
+        case let .queued(number):
+            sequence = number
+        case let .queuedWithNewModes(modes, number):
+            sequence = number
             // Queuing a block for a mode brings that mode into existence (the first time
             // only: the queue remembers). Until this runs the loop sees the block but not yet
             // the mode, which no run can tell apart from an empty mode.
@@ -454,7 +464,7 @@ public final class Loop: Sendable, CustomStringConvertible {
             blocks.noteExisting(modes)
         }
         sleep.wake()
-        return true
+        return sequence
     }
 
     /// Makes a sleeping loop return from its wait; the run goes on.

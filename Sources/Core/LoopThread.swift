@@ -20,6 +20,8 @@ public final class LoopThread: Sendable {
     let stopping = Atomic<Bool>(false)
     /// Signalled once the thread was joined (its loop torn down), by whoever joined it.
     let ended = ThreadEndSignal()
+    /// Posted blocks are refused once stopping began (`submit` reads it too).
+    let stopping = Atomic<Bool>(false)
 
     /// Starts a thread and its loop, running ``Loop/Mode/default``.
     ///

@@ -142,6 +142,7 @@ case "main-queue-refused":
     loop.add(keepAlive, to: .default)
     guard rlk_test_deny_syscall(rlk_test_sys_epoll_ctl, EPERM) == 0 else { fatalError("seccomp: \(errno)") }
     trace("run: \(loop.run(timeout: .zero))")
+
 case "main-actor-handlers":
     // Handlers written in main-actor code run on the main loop, checked (MainActorHandlers.swift).
     for line in try runMainActorHandlers(on: loop) { trace(line) }
@@ -169,6 +170,57 @@ case "main-actor-sleep":
         trace(
             "Loop.main.sleep: \(loop.statistics.timerFires - last) loop timer(s), on main: \(Loop.currentIfCreated === loop)"
         )
+    }
+
+case "async-stopped":
+    // A stop before the body finishes cancels the body's task; the loop serves the task's
+    // cleanup (a timer it awaits, after a second stop) until the task ends, then returns.
+    let value = try loop.run {
+        defer { trace("body ended") }
+        trace("body started")
+        loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in loop.stop() }, to: .default)
+        do {
+            try await Task.sleep(for: .seconds(60))
+            trace("body not cancelled")
+        } catch {
+            trace("body cancelled: \(error is CancellationError)")
+        }
+        loop.stop()
+        let served = await withCheckedContinuation { continuation in
+            loop.add(
+                try! Loop.Timer(after: .milliseconds(1)) { _ in continuation.resume(returning: true) }, to: .default)
+        }
+        trace("cleanup served: \(served)")
+        return 7
+    }
+    trace("value \(value)")
+
+case "async-stopped-throws":
+    // A body that lets the cancellation propagate: the run throws its CancellationError.
+    do {
+        _ = try loop.run {
+            defer { trace("body ended") }
+            loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in loop.stop() }, to: .default)
+            try await Task.sleep(for: .seconds(60))
+            return 1
+        }
+        trace("returned")
+    } catch {
+        trace("threw CancellationError: \(error is CancellationError)")
+    }
+
+case "async-throws":
+    // A body that throws: the run throws the same error.
+    struct Boom: Error {}
+    do {
+        _ = try loop.run { () async throws -> Int in
+            defer { trace("body ended") }
+            try await Task.sleep(for: .milliseconds(1))
+            throw Boom()
+        }
+        trace("returned")
+    } catch {
+        trace("threw Boom: \(error is Boom)")
     }
 
 default:

@@ -10,7 +10,6 @@
 //   swift run --package-path Examples common-mode-timers
 import Glibc
 import RunLoopKit
-import Synchronization
 
 let loop = Loop.current
 let tracking: Loop.Mode = "tracking"
@@ -18,14 +17,15 @@ loop.addCommonMode(tracking)
 
 // Which stretch of the run we are in; each ends by stopping its run once enough has fired.
 // Counting fires, rather than measuring time, keeps the example's story the same on a busy
-// machine where timers fire late.
-enum Phase: Int { case before, tracking, after }
-let phase = Atomic<Int>(Phase.before.rawValue)
-func currentPhase() -> Phase { Phase(rawValue: phase.load(ordering: .relaxed))! }
+// machine where timers fire late. The phase and the counts live on the loop's thread (this
+// one) only: `LoopBoundBox` shares them with the `@Sendable` timer handlers without a lock.
+enum Phase { case before, tracking, after }
+let phase = LoopBoundBox(Phase.before, loop: loop)
+func currentPhase() -> Phase { phase.value }
 
 // How often each timer fired in each phase, keyed "<timer> <phase>" ("default tracking").
-let fires = Mutex<[String: Int]>([:])
-func count(_ timer: String, in phase: Phase) -> Int { fires.withLock { $0["\(timer) \(phase)", default: 0] } }
+let fires = LoopBoundBox([String: Int](), loop: loop)
+func count(_ timer: String, in phase: Phase) -> Int { fires.value["\(timer) \(phase)", default: 0] }
 
 func phaseIsComplete() -> Bool {
     switch currentPhase() {
@@ -36,7 +36,7 @@ func phaseIsComplete() -> Bool {
 }
 
 @Sendable func fired(_ timer: String) {
-    let total = fires.withLock { fires in
+    let total = fires.withValue { fires in
         fires["\(timer) \(currentPhase())", default: 0] += 1
         return fires["\(timer) \(currentPhase())"]!
     }
@@ -54,13 +54,13 @@ print("Running .default: both timers fire.")
 let before = loop.run(.default, timeout: .seconds(30))
 
 print("Running \"tracking\" (a common mode): only the common timer fires.")
-phase.store(Phase.tracking.rawValue, ordering: .relaxed)
+phase.value = .tracking
 let during = loop.run(tracking, timeout: .seconds(30))
 
 // The default timer missed several of its instants meanwhile. It does not fire once per
 // missed instant: it fires once, then goes back to its 20 ms grid.
 print("Running .default again: the default timer resumes.")
-phase.store(Phase.after.rawValue, ordering: .relaxed)
+phase.value = .after
 let after = loop.run(.default, timeout: .seconds(30))
 
 commonTimer.invalidate()

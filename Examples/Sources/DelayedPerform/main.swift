@@ -8,7 +8,6 @@
 //   swift run --package-path Examples delayed-perform
 import Glibc
 import RunLoopKit
-import Synchronization
 
 let loop = Loop.current
 let tracking: Loop.Mode = "tracking"
@@ -20,15 +19,16 @@ let started = ContinuousClock.now
     print("\(String(repeating: " ", count: max(0, 5 - String(elapsed).count)))\(elapsed) ms  \(text)")
 }
 
-// Which block ran in which mode, in the order they ran.
+// Which block ran in which mode, in the order they ran. Only the loop's thread (this one)
+// touches it: a `LoopBoundBox` shares it with the `@Sendable` blocks without a lock.
 struct Ran: Equatable {
     let block: String
     let mode: Loop.Mode
 }
-let ranIn = Mutex<[Ran]>([])
+let ranIn = LoopBoundBox([Ran](), loop: loop)
 @Sendable func ran(_ block: String) {
     let mode = loop.currentMode!
-    ranIn.withLock { $0.append(Ran(block: block, mode: mode)) }
+    ranIn.withValue { $0.append(Ran(block: block, mode: mode)) }
     log("\(block) block ran in \(mode)")
 }
 
@@ -46,7 +46,7 @@ cancelled.invalidate() // never runs
 // on how long it took keeps the example right on a machine where timers fire late.
 let due = defaultOnly.nextFireInstant
 let tracker = try Loop.Timer(after: .milliseconds(10), repeating: .milliseconds(10)) { _ in
-    guard ContinuousClock.now >= due, !ranIn.withLock({ $0.isEmpty }) else { return }
+    guard ContinuousClock.now >= due, !ranIn.value.isEmpty else { return }
     log("tracking ends; the default-only block is due, and waits for .default")
     loop.stop()
 }
@@ -59,7 +59,7 @@ tracker.invalidate()
 log("running .default")
 let defaultResult = loop.run(.default, timeout: .seconds(30))
 
-let order = ranIn.withLock { $0 }
+let order = ranIn.value
 guard trackingResult == .stopped, defaultResult == .stopped,
     order == [Ran(block: "common", mode: tracking), Ran(block: "default-only", mode: .default)]
 else {

@@ -51,15 +51,15 @@ _ = withUnsafeMutablePointer(to: &bound) {
 let port = UInt16(bigEndian: bound.sin_port)
 print("server: listening on 127.0.0.1:\(port)")
 
-// The loop's thread is the only one that touches the connections; the lock is there because
-// the handlers are `@Sendable`, and costs nothing uncontended.
-let connections = Mutex<[Int32: Loop.Source]>([:])
+// The loop's thread is the only one that touches the connections: `LoopBoundBox` lets the
+// `@Sendable` handlers share them without a lock, and traps if another thread ever reaches in.
+let connections = LoopBoundBox([Int32: Loop.Source](), loop: loop)
 
 /// Takes a connection out of the loop and closes it.
 @Sendable func closeConnection(_ descriptor: Int32) {
     // Invalidate first: it takes the descriptor out of the kernel's interest set, so that the
     // number cannot be watched by mistake once close() frees it for reuse.
-    connections.withLock { $0.removeValue(forKey: descriptor) }?.invalidate()
+    connections.withValue { $0.removeValue(forKey: descriptor) }?.invalidate()
     close(descriptor)
 }
 
@@ -94,7 +94,7 @@ let acceptor = try Loop.Source(fileDescriptor: listener, interest: .readable) { 
         print("server: accepted connection \(descriptor)")
         do {
             let source = try Loop.Source(fileDescriptor: descriptor, interest: .readable) { _ in echo(descriptor) }
-            connections.withLock { $0[descriptor] = source }
+            connections.withValue { $0[descriptor] = source }
             loop.add(source, to: .default)
         } catch {
             print("server: cannot watch connection \(descriptor): \(error)")
@@ -167,7 +167,7 @@ let result = loop.run(.default, timeout: serveForever ? nil : .seconds(60))
 // Shut down: every source out of the loop before its descriptor is closed.
 acceptor.invalidate()
 close(listener)
-for descriptor in connections.withLock({ Array($0.keys) }) { closeConnection(descriptor) }
+for descriptor in Array(connections.value.keys) { closeConnection(descriptor) }
 print("server: stopped (.\(result))")
 guard clientSucceeded.load(ordering: .relaxed) else {
     print("echo-server: the client's exchange failed")
