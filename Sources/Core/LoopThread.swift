@@ -16,8 +16,6 @@ public final class LoopThread: Sendable {
     let thread: Lock<PThread?>
     /// Set (on the loop's thread) by the block that ends the loop.
     private let finished = Flag()
-    /// Posted blocks are refused once stopping began.
-    let stopping = Atomic<Bool>(false)
     /// Signalled once the thread was joined (its loop torn down), by whoever joined it.
     let ended = ThreadEndSignal()
     /// Posted blocks are refused once stopping began (`submit` reads it too).
