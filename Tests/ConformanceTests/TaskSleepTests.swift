@@ -77,12 +77,12 @@ struct TaskSleepTests {
                 }
             }
             // The task's first job runs, arms the sleep's timer, and the run has nothing else.
-            let first = loop.run(.default, timeout: .seconds(30))
+            let first = loop.run(.default, timeout: generousDeadline)
             results.lines.withLock { $0 += ["first \(first)", "armed \(loop.timerCount(in: .default))"] }
             sleeper.cancel()
             // The task resumes (a job queued for the loop) and ends; the sleep's timer stays, and
             // the run does not wait for it.
-            let second = loop.run(.default, timeout: .seconds(30))
+            let second = loop.run(.default, timeout: generousDeadline)
             results.lines.withLock { $0 += ["second \(second)", "left \(loop.timerCount(in: .default))"] }
         }
         #expect(thread.join())
