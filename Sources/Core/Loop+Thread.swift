@@ -155,6 +155,8 @@ extension Loop {
             if let backend = access.backend { access.descriptors.removeAll(from: backend) }
             access.backend = nil
         }
+        // Last, once nothing queued can run any more: an attachment may fail what waits on it.
+        attachments.loopDidEnd()
     }
 }
 
