@@ -54,7 +54,8 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
 
     /// Traps, naming the loop, if called where ``inEventLoop`` holds.
     public func preconditionNotInEventLoop(file: StaticString, line: UInt) {
-        precondition(!inEventLoop, "expected not to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
+        precondition(
+            !inEventLoop, "expected not to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
     }
 
     // MARK: - Immediate work
