@@ -5,7 +5,7 @@ import RunLoopKit
 /// A RunLoopKit loop as a SwiftNIO `EventLoop`: NIO futures, promises and scheduled tasks
 /// served on the loop's thread, in its common modes.
 ///
-/// Get one with ``RunLoopKit/Loop/eventLoop``; there is one per loop, always the same object
+/// Get one with ``RunLoopCore/Loop/eventLoop``; there is one per loop, always the same object
 /// while any reference to it lives, because NIO tells loops apart by identity
 /// (`future.hop(to:)` compares with `===`):
 ///
@@ -96,7 +96,7 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// so code moves between them without a hop.
     public var executor: any SerialExecutor { loop }
 
-    /// Runs `job` on the loop (``RunLoopKit/Loop/enqueue(_:)``: a block in the common modes).
+    /// Runs `job` on the loop (`Loop.enqueue(_:)`: a block in the common modes).
     public func enqueue(_ job: consuming ExecutorJob) {
         loop.enqueue(job)
     }
