@@ -128,3 +128,19 @@ struct SchedulingTests {
         #expect(throws: Refused()) { try result.get() }
     }
 }
+
+extension SchedulingTests {
+    @Test("a task at distantFuture leaves the loop serving; cancel ends it", arguments: adapterBackends)
+    func distantFuture(_ backend: BackendKind) throws {
+        let worker = try LoopThread(backend: backend)
+        defer { worker.stop() }
+        let eventLoop = worker.loop.eventLoop
+        let far = eventLoop.scheduleTask(deadline: .distantFuture) { 1 }
+        let farIn = eventLoop.scheduleTask(in: .hours(24 * 365 * 100)) { 2 }
+        #expect(try value(of: eventLoop.scheduleTask(in: .milliseconds(1)) { 3 }.futureResult) == 3)
+        far.cancel()
+        farIn.cancel()
+        #expect(failed(try outcome(of: far.futureResult), with: .cancelled))
+        #expect(failed(try outcome(of: farIn.futureResult), with: .cancelled))
+    }
+}

@@ -44,7 +44,7 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// Whether the calling thread holds this event loop: it is the loop's own thread, or,
     /// once the loop has ended, the thread serving the work that reached it too late.
     public var inEventLoop: Bool {
-        Loop.currentIfCreated === loop || afterEnd.isServing
+        loop.isOnOwnThread || afterEnd.isServing
     }
 
     /// Traps, naming the loop, unless called where ``inEventLoop`` holds.
