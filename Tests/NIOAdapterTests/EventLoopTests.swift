@@ -111,6 +111,7 @@ struct EventLoopTests {
         }
         #expect(done.wait(for: generousDeadline))
         #expect(reported.withLock { $0 as? EventLoopError } == .unsupportedOperation)
+        #expect(throws: EventLoopError.unsupportedOperation) { try eventLoop.syncShutdownGracefully() }
         // The loop still serves.
         #expect(try value(of: eventLoop.submit { isOnThread(of: worker.loop) }))
     }
