@@ -4,7 +4,9 @@ import RunLoopKit
 import Synchronization
 
 /// What the adapter keeps so that nothing given to it waits for ever once the loop's thread
-/// has ended: the scheduled tasks not yet run, and the work the loop dropped.
+/// has ended: the scheduled tasks not yet run, and the work the loop dropped (a loop torn down
+/// with its thread drops its queued blocks and invalidates its timers, rule L5; a stopping
+/// `LoopThread` refuses blocks, rule E2).
 ///
 /// Work the loop drops before it has ended (a ``LoopThread`` refuses blocks once stopping, while
 /// its last blocks still run) is held until the end, so that it never runs beside the loop's own

@@ -69,6 +69,7 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// completion, and dropping one would leave its future waiting for ever.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let job = LoopJob(task, dropped: afterEnd)
+        // A block for the common modes, FIFO with every other block (rules B1, B2).
         loop.perform { job.run() }
     }
 

@@ -44,7 +44,8 @@ final class ScheduledLoopTask<T>: PendingScheduledTask {
             return true
         }
         // A cancel between here and `add` invalidates the timer first, and adding an
-        // invalidated timer has no effect.
+        // invalidated timer has no effect (rule I2). A one-shot timer (T2) never fires before
+        // its instant (T8); an instant already past means now (T1).
         if armed { loop.add(timer, to: .common) }
     }
 
