@@ -18,6 +18,9 @@ let package = Package(
         // A LoopThread as a swift-service-lifecycle Service: a product of its own, so that
         // RunLoopKit itself does not depend on ServiceLifecycle.
         .library(name: "RunLoopKitServiceLifecycle", targets: ["RunLoopKitServiceLifecycle"]),
+        // A loop as a SwiftNIO `EventLoop`: a product of its own, so that RunLoopKit itself does
+        // not depend on SwiftNIO.
+        .library(name: "RunLoopKitNIO", targets: ["RunLoopKitNIO"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -36,6 +39,7 @@ let package = Package(
         // Core's misuse reports go through a swift-log Logger (Loop.logger).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Header-only shims: a few Linux declarations Glibc's Swift module does not carry.
@@ -108,6 +112,11 @@ let package = Package(
                 "RunLoopKit", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Adapters/ServiceLifecycle"
+        ),
+        .target(
+            name: "RunLoopKitNIO",
+            dependencies: ["RunLoopKit", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Sources/Adapters/NIO"
         ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
@@ -195,6 +204,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ServiceLifecycleTests"
+        ),
+        // RunLoopKitNIO against SwiftNIO's own types: promises, futures and a real TCP exchange
+        // on a `MultiThreadedEventLoopGroup`.
+        .testTarget(
+            name: "NIOAdapterTests",
+            dependencies: [
+                "RunLoopKitNIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/NIOAdapterTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -36,6 +36,7 @@ let package = Package(
                 "CBenchSupport",
                 "CBenchURing",
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
+                .product(name: "RunLoopKitNIO", package: "RunLoopKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

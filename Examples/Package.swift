@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "async-port-consumer", targets: ["AsyncPortConsumer"]),
         .executable(name: "loop-service", targets: ["LoopService"]),
         .executable(name: "first-program", targets: ["FirstProgram"]),
+        .executable(name: "nio-client", targets: ["NIOClient"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -42,6 +43,7 @@ let package = Package(
         ),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(name: "ObserverActivities", dependencies: ["RunLoopKit"]),
@@ -71,6 +73,14 @@ let package = Package(
         ),
         // The README's first example, word for word (scripts/check-docs compares them).
         .executableTarget(name: "FirstProgram", dependencies: ["RunLoopKit"]),
+        // A SwiftNIO client whose replies land on the main loop (RunLoopKitNIO).
+        .executableTarget(
+            name: "NIOClient",
+            dependencies: [
+                .product(name: "RunLoopKitNIO", package: "RunLoopKit"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -102,7 +102,7 @@ extension Loop {
     }
 
     /// Whether the calling thread is this loop's own thread.
-    var isOnOwnThread: Bool {
+    package var isOnOwnThread: Bool {
         if let bound = ThreadBinding.bound { return bound === self }
         // The main loop may have been created from another thread before the main thread
         // asked for it: bind it on first use there.
@@ -155,6 +155,8 @@ extension Loop {
             if let backend = access.backend { access.descriptors.removeAll(from: backend) }
             access.backend = nil
         }
+        // Last, once nothing queued can run any more: an attachment may fail what waits on it.
+        attachments.loopDidEnd()
     }
 }
 

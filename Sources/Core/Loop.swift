@@ -58,6 +58,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let timerBound = TimerBound()
     /// The thread the loop belongs to, once bound, for messages naming it (``LoopBound``).
     let ownerThread = OwnerThread()
+    /// Objects other modules of the package keep for this loop (see ``LoopAttachment``).
+    let attachments = LoopAttachments()
     /// The loop's weak reference to itself, for its whole life (see ``WeakLoop``): written once,
     /// in `init`, before the loop is shared, and never read.
     nonisolated(unsafe) private var selfReference = WeakLoop()

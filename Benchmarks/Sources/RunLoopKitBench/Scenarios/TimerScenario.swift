@@ -64,6 +64,7 @@ struct TimerScenario {
                     note: "lateness")
             }
         }
+        measureScheduleTask(delays: delays)
         let interval: UInt64 = 1_000_000
         for subject in settings.subjects {
             context.progress.show("timer/repeating-1ms · \(subject)")
@@ -198,7 +199,7 @@ extension TimerScenario {
     /// the chain computes that deadline itself, so that lateness is measured, on NIO's own clock
     /// (`NIODeadline`, CLOCK_MONOTONIC), from exactly the instant the loop was asked for — as
     /// RunLoopKit's is from the `ContinuousClock` instant its timer was given.
-    private final class NIOChain: @unchecked Sendable {
+    final class NIOChain: @unchecked Sendable {
         // Touched only on the loop thread, then read after `done`.
         let loop: any EventLoop
         let delays: [UInt64]
