@@ -160,8 +160,21 @@ public func epollEntries(of instance: Int32) -> [EpollWatch]? {
 
 /// One line per poll request pending on io_uring `ring` (its fdinfo's `PollList:` section), or
 /// nil if it cannot be read.
+///
+/// The kernel prints the ring's details only when it gets the ring's lock without waiting
+/// (`mutex_trylock`, to avoid a lock-order inversion with the seq file): while the loop's thread
+/// holds it (submitting, reaping) the section is missing. Missing is "busy, read again", so the
+/// read is retried, a millisecond apart, for up to the generous deadline; nil means it never
+/// appeared (the stress suite saw it missing once in about 1,500 reads).
 public func pollRequests(ofRing ring: Int32) -> [String]? {
-    guard let lines = fdinfoLines(ring), let start = lines.firstIndex(where: { $0.hasPrefix("PollList:") }) else {
+    let clock = ContinuousClock()
+    let deadline = clock.now + generousDeadline
+    var read = fdinfoLines(ring)
+    while read?.contains(where: { $0.hasPrefix("PollList:") }) == false, clock.now < deadline {
+        usleep(1000)
+        read = fdinfoLines(ring)
+    }
+    guard let lines = read, let start = lines.firstIndex(where: { $0.hasPrefix("PollList:") }) else {
         return nil
     }
     // The section's entries are indented; the next section starts at the margin.
