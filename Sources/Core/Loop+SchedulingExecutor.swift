@@ -59,10 +59,11 @@ extension Loop: SchedulingExecutor {
 
     /// Arms a timer that does not keep its modes alive and runs `job` when it fires.
     private func schedule(_ job: UnownedJob, at instant: ContinuousClock.Instant, tolerance: Duration) {
+        let pending = PendingSleepJob(job, handedOffAt: instant, tolerance: tolerance, clock: ContinuousClock())
         let timer = try! Timer(
             fireAt: instant, interval: nil, tolerance: max(tolerance, .zero), order: 0, keepsModeAlive: false
         ) { [self] _ in
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            pending.take()?.runSynchronously(on: asUnownedTaskExecutor())
         }
         add(timer, to: .common)
     }
@@ -74,10 +75,12 @@ extension Loop: SchedulingExecutor {
         // Monotonic now first: the loop's now, read after, is no earlier, so neither is the
         // instant armed.
         let remaining = SuspendingClock.now.duration(to: deadline)
+        let pending = PendingSleepJob(job, handedOffAt: deadline, tolerance: tolerance, clock: SuspendingClock())
         let timer = try! Timer(
             fireAt: now + max(remaining, .zero), interval: nil, tolerance: max(tolerance, .zero), order: 0,
             keepsModeAlive: false
         ) { [self] _ in
+            guard let job = pending.take() else { return }
             if SuspendingClock.now < deadline {
                 schedule(job, suspendingDeadline: deadline, tolerance: tolerance)
             } else {
@@ -85,6 +88,36 @@ extension Loop: SchedulingExecutor {
             }
         }
         add(timer, to: .common)
+    }
+}
+
+/// A sleep's job that a loop timer holds until it fires. A timer released without firing (the
+/// loop was torn down: its timers are invalidated) must not take the job with it: the runtime
+/// allocated the job and frees it only by running it, and a sleeping task waits on it. So the
+/// job goes to the platform's default executor, due at the same instant (never early): a
+/// cancelled sleep's job then just ends, and its memory is freed (LeakSanitizer found those
+/// leaked); a sleep still pending ends on time (its task resumes on its preferred executor,
+/// the ended loop, which drops it like any job reaching an ended loop).
+private final class PendingSleepJob: Sendable {
+    private let job: Lock<UnownedJob?>
+    private let handOff: @Sendable (UnownedJob) -> Void
+
+    init<C: Clock>(_ job: UnownedJob, handedOffAt instant: C.Instant, tolerance: Duration, clock: C)
+    where C.Duration == Duration {
+        self.job = Lock(job)
+        handOff = { job in
+            guard let scheduler = PlatformExecutorFactory.defaultExecutor as? any SchedulingExecutor else {
+                preconditionFailure("RunLoopKit: the platform's default executor cannot schedule a job for later")
+            }
+            scheduler.enqueue(ExecutorJob(job), at: instant, tolerance: tolerance, clock: clock)
+        }
+    }
+
+    /// The job, once: whoever takes it runs it.
+    func take() -> UnownedJob? { job.withLock { $0.take() } }
+
+    deinit {
+        if let job = take() { handOff(job) }
     }
 }
 #endif
