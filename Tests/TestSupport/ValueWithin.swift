@@ -10,8 +10,7 @@ public func value<T: Sendable>(of task: Task<T, Never>, within timeout: Duration
         let answer: @Sendable (T?) -> Void = { value in answered.withLock { $0.take() }?.resume(returning: value) }
         let timer = Task {
             // Cancelled once the value arrived: then it must not answer (the value has).
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            answer(nil)
+            if (try? await Task.sleep(for: timeout)) != nil { answer(nil) }
         }
         Task {
             let value = await task.value
