@@ -13,8 +13,11 @@ import Testing
 /// (a report made once per process, the default logger, replacing the logger) are exit tests.
 @Suite("Logging: reports through Loop.logger")
 struct LoggingTests {
+    // Serialized: every case duplicates to the same high number, so two cases in parallel would
+    // hand each other the number between one's close and its loop's check.
     @Test(
-        "a descriptor closed behind its source: an error record naming loop, descriptor and source", arguments: backends
+        "a descriptor closed behind its source: an error record naming loop, descriptor and source", .serialized,
+        arguments: backends
     )
     func closedDescriptorRecord(_ backend: BackendKind) async throws {
         LogCapture.install()
