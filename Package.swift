@@ -26,6 +26,7 @@ let package = Package(
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
         .trait(name: "URing", description: "The io_uring backend, over liburing (Debian: liburing-dev)."),
         .trait(name: "Libevent", description: "The libevent 2.1 backend (Debian: libevent-dev)."),
+        .trait(name: "GLib", description: "The GLib 2.x backend, over a GMainContext (Debian: libglib2.0-dev)."),
         .default(enabledTraits: ["Epoll"]),
     ],
     dependencies: [
@@ -50,6 +51,12 @@ let package = Package(
             path: "Sources/CLibURing",
             pkgConfig: "liburing",
             providers: [.apt(["liburing-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGLib",
+            path: "Sources/CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
         ),
         .systemLibrary(
             name: "CLibevent",

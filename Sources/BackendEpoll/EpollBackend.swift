@@ -15,6 +15,10 @@ public final class EpollBackend: Backend {
     /// is pending writes nothing.
     public var waker: any BackendWaker { eventWaker }
 
+    /// The epoll descriptor itself: it polls readable when a registered descriptor is ready or
+    /// the waker's eventfd was written, which is when a wait would return.
+    public var embedding: EmbeddingSupport { .descriptor(epollDescriptor) }
+
     private let epollDescriptor: Int32
     private let eventWaker: EventfdWaker
     private var buffer: [epoll_event]

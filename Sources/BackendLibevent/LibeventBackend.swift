@@ -19,6 +19,16 @@ public final class LibeventBackend: Backend {
     /// pending writes nothing.
     public var waker: any BackendWaker { eventWaker }
 
+    /// None: libevent keeps its own descriptor (epoll's, on Linux) private, and the events a
+    /// wait runs are libevent callbacks that only `event_base_loop` calls; a host loop would
+    /// have nothing to poll that says when they are due.
+    public var embedding: EmbeddingSupport {
+        .unsupported(
+            reason:
+                "libevent's event_base exposes no descriptor that becomes readable when its events are ready; use the epoll or io_uring backend to embed a loop"
+        )
+    }
+
     /// The loop's `event_base` (a `struct event_base *`), for code that adds its own events.
     ///
     /// Valid until the backend is freed, when the loop's thread exits. The base is not

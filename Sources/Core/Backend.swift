@@ -215,4 +215,68 @@ public protocol Backend: AnyObject {
     /// - Throws: ``SystemError`` when the wait itself fails (never for `EINTR`).
     @discardableResult
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool
+
+    // MARK: - Embedding in a host loop (optional: defaults in an extension)
+
+    /// Whether a host event loop can wait for this backend, and on what: see
+    /// ``EmbeddingSupport``. The default is ``EmbeddingSupport/unsupported(reason:)``.
+    var embedding: EmbeddingSupport { get }
+
+    /// Called with the backend lock held before a host loop waits on ``embedding``'s descriptor
+    /// instead of the loop calling ``wait(timeout:into:)``: hand the kernel whatever it must
+    /// know for that descriptor to become readable (io_uring submits its queued polls). The
+    /// default does nothing.
+    func prepareForHostWait() throws(SystemError)
+
+    // MARK: - A backend that serves another library's sources (optional)
+
+    /// Whether the backend serves sources of its own besides Core's descriptors (GLib's, for a
+    /// backend over a `GMainContext`): Core then makes every wait reach the backend, even a poll
+    /// with no descriptor registered, and calls ``dispatchOwnSources()`` after it. The default
+    /// is `false`.
+    var servesOwnSources: Bool { get }
+
+    /// Runs the callbacks of the backend's own sources that the last wait found ready; returns
+    /// whether any ran. Only called when ``servesOwnSources`` is true.
+    ///
+    /// Core calls it on the loop's thread after handling the pass's ready sources, **without**
+    /// the backend lock, as a phase of the pass (``Loop/PassPhase/backendSources``): a callback
+    /// may run a loop nested, this loop included, which calls the backend again. So it must not
+    /// touch what ``register(_:token:interest:)`` and ``unregister(_:token:)`` change, which
+    /// another thread may call meanwhile. The default runs nothing.
+    func dispatchOwnSources() -> Bool
+}
+
+/// Whether a host event loop (GLib's, libuv's, a `poll(2)` loop) can wait for a backend.
+public enum EmbeddingSupport: Sendable, Hashable, CustomStringConvertible {
+    /// A descriptor that becomes readable when a ``Backend/wait(timeout:into:)`` with a zero
+    /// timeout would report an event or consume a wake. It stays the backend's: the host polls
+    /// it, never reads, writes nor closes it.
+    case descriptor(Int32)
+    /// The backend offers no such descriptor; `reason` says why, for messages.
+    case unsupported(reason: String)
+
+    /// `descriptor 7`, or `unsupported:` and the reason.
+    public var description: String {
+        switch self {
+        case let .descriptor(fd): "descriptor \(fd)"
+        case let .unsupported(reason): "unsupported: \(reason)"
+        }
+    }
+}
+
+extension Backend {
+    /// No descriptor: a backend embeds only when it says so.
+    public var embedding: EmbeddingSupport {
+        .unsupported(reason: "the \(kind) backend offers no descriptor a host loop could wait on")
+    }
+
+    /// Nothing to hand the kernel.
+    public func prepareForHostWait() throws(SystemError) {}
+
+    /// Only Core's descriptors.
+    public var servesOwnSources: Bool { false }
+
+    /// Nothing to run.
+    public func dispatchOwnSources() -> Bool { false }
 }

@@ -26,6 +26,9 @@ extension Loop {
         case mainQueue
         /// A run is ending: its ``Activity/exit`` observers.
         case exit
+        /// Running the callbacks of the backend's own sources (GLib's, on the GLib backend;
+        /// see ``Backend/dispatchOwnSources()``).
+        case backendSources
 
         /// The phase in words, as reports and the debug description print it.
         public var description: String {
@@ -41,6 +44,7 @@ extension Loop {
             case .version1Sources: "version1Sources"
             case .mainQueue: "mainQueue"
             case .exit: "exit"
+            case .backendSources: "backendSources"
             }
         }
 

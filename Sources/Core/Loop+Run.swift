@@ -8,6 +8,9 @@ private struct RunContext {
     /// A zero or negative timeout: one pass that never sleeps.
     let isPoll: Bool
     let returnAfterSourceHandled: Bool
+    /// Every wait of this run reaches the backend, even a poll with no descriptor registered:
+    /// a host loop woke for the backend's descriptor, whose pending wake must be consumed.
+    let drainsBackend: Bool
     /// A source was handled by this run itself (not by a run nested in it).
     var handledSource = false
 }
@@ -38,6 +41,14 @@ extension Loop {
             isOnOwnThread,
             "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread"
         )
+        return run(mode, timeout: timeout, returnAfterSourceHandled: returnAfterSourceHandled, drainsBackend: false)
+    }
+
+    /// ``run(_:timeout:returnAfterSourceHandled:)`` on the loop's own thread; `drainsBackend`
+    /// makes every wait reach the backend (see ``RunContext/drainsBackend``).
+    func run(
+        _ mode: Mode, timeout: Duration?, returnAfterSourceHandled: Bool, drainsBackend: Bool
+    ) -> RunResult {
         if mode == .common {
             // M6: reported once per process, through Loop.logger.
             if !commonRunReported.exchange(true, ordering: .relaxed) { reportCommonModeRun() }
@@ -66,7 +77,8 @@ extension Loop {
             // A poll never sleeps, so it needs no deadline (nor the clock read to make one).
             deadline: isPoll ? nil : timeout.map { now.advanced(bySaturating: $0) },
             isPoll: isPoll,
-            returnAfterSourceHandled: returnAfterSourceHandled
+            returnAfterSourceHandled: returnAfterSourceHandled,
+            drainsBackend: drainsBackend
         )
         notifyObservers(.entry, in: mode)
         var result: RunResult? = state.withLock { $0.runs.last!.stopped } ? .stopped : nil
@@ -111,7 +123,7 @@ extension Loop {
         }
         if polls || !modeIsEmpty(mode) {
             if !polls { notifyObservers(.beforeWaiting, in: mode) }
-            let wait = waitForWork(in: mode, polls: polls, until: run.deadline)
+            let wait = waitForWork(in: mode, polls: polls, drainsBackend: run.drainsBackend, until: run.deadline)
             if !polls { notifyObservers(.afterWaiting, in: mode) }
             // A poll ends a stretch of work as a sleep does (a sleep began the next one as it
             // woke): one stretch is at most one pass's work.
@@ -119,12 +131,13 @@ extension Loop {
             let firedTimers = fireDueTimers(in: mode, dueBy: now)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
-            if handledSources || drainedMainQueue { run.handledSource = true }
+            let dispatchedBackendSources = backendServesOwnSources && dispatchBackendSources()
+            if handledSources || drainedMainQueue || dispatchedBackendSources { run.handledSource = true }
             if case let .slept(woken, reachedDeadline) = wait {
                 counters.count(
                     firedTimers
                         ? .timer
-                        : handledSources
+                        : handledSources || dispatchedBackendSources
                             ? .source
                             : drainedMainQueue
                                 ? .mainQueue
@@ -286,14 +299,22 @@ extension Loop {
     }
 
     /// Waits in the backend for the mode's ports, its next timer, the run's deadline or a wake.
-    private func waitForWork(in mode: Mode, polls: Bool, until runDeadline: ContinuousClock.Instant?) -> WaitOutcome {
+    private func waitForWork(
+        in mode: Mode, polls: Bool, drainsBackend: Bool, until runDeadline: ContinuousClock.Instant?
+    ) -> WaitOutcome {
         publish(.beforeWaiting)
         syncDescriptors(for: mode)
         if polls {
             // A poll is a wait that returns at once: it consumes a pending wakeUp.
             wakeRequested.store(false, ordering: .relaxed)
             // With no descriptor to ask about, the kernel has nothing to tell a poll.
-            if registeredDescriptorCount == 0, local.registeredMainQueue == nil { return .polled }
+            // A backend with sources of its own, or a wake a host loop saw on the backend's
+            // descriptor, has something to tell all the same.
+            if registeredDescriptorCount == 0, local.registeredMainQueue == nil, !backendServesOwnSources,
+                !drainsBackend
+            {
+                return .polled
+            }
         }
         return backendAccess.withLock { access in
             guard let backend = access.backend else { return .polled }
@@ -305,7 +326,7 @@ extension Loop {
 
     /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
     /// dispatch main queue's) in the backend, when they changed since the last pass.
-    private func syncDescriptors(for mode: Mode) {
+    func syncDescriptors(for mode: Mode) {
         let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
         // Only this thread changes the registered mode and main queue; other threads only
         // flag changed sources.

@@ -58,6 +58,11 @@ public final class Loop: Sendable, CustomStringConvertible {
     let timerBound = TimerBound()
     /// The thread the loop belongs to, once bound, for messages naming it (``LoopBound``).
     let ownerThread = OwnerThread()
+    /// The backend serves sources of its own (GLib's): every wait reaches it, and its callbacks
+    /// run as a phase of the pass (see ``Backend/servesOwnSources``).
+    let backendServesOwnSources: Bool
+    /// What a host loop can wait on for this loop (constant for a backend's life).
+    let embedding: EmbeddingSupport
     /// Objects other modules of the package keep for this loop (see ``LoopAttachment``).
     let attachments = LoopAttachments()
     /// The loop's weak reference to itself, for its whole life (see ``WeakLoop``): written once,
@@ -66,6 +71,8 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
+        self.backendServesOwnSources = backend.servesOwnSources
+        self.embedding = backend.embedding
         self.isMain = isMain
         self.clock = clock
         let gate = SleepGate(waker: backend.waker)

@@ -183,7 +183,12 @@ struct LoopState {
     /// main-queue block cannot serve the queue.
     var isDrainingMainQueue = false
 
-    var currentMode: Loop.Mode? { runs.last?.mode }
+    /// The mode a host loop waits for this loop in, between ``Loop/prepareForHost(in:)`` and
+    /// ``Loop/dispatchForHost(in:)`` (see Loop+Embedding.swift).
+    var hostWaitMode: Loop.Mode?
+
+    /// The mode the loop serves now: the one a host waits for it in, else its innermost run's.
+    var currentMode: Loop.Mode? { hostWaitMode ?? runs.last?.mode }
 
     /// Expands ``Loop/Mode/common`` to the common modes.
     func targets(of mode: Loop.Mode) -> [Loop.Mode] {

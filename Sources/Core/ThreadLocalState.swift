@@ -30,6 +30,10 @@ final class ThreadLocalState: @unchecked Sendable {
     /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
     /// not running), for the statistics' time awake.
     var awakeSince: Int64?
+    /// Between ``Loop/prepareForHost(in:)`` and ``Loop/dispatchForHost()``: the mode a host
+    /// loop waits for, and since when the loop has been asleep there (`nil` when the prepare
+    /// found work and the loop did not go to sleep).
+    var hostWait: (mode: Loop.Mode, asleepSince: Int64?)?
 
     #if DEBUG
     /// The thread that first touched this state (`pthread_self()`), 0 until then: the

@@ -1,0 +1,15 @@
+extension Loop {
+    /// Runs the callbacks of the backend's own ready sources (GLib's, on the GLib backend): a
+    /// phase of the pass, after the ready descriptors, like the main-queue drain.
+    ///
+    /// Called without the backend lock (a callback may run this loop nested, which takes it) and
+    /// outside every other lock of the loop; published as a phase, so a stall monitor sees a
+    /// callback that does not return.
+    /// - Returns: whether a callback ran.
+    func dispatchBackendSources() -> Bool {
+        // The backend outlives this call: it is released on this thread, when it exits.
+        guard let backend = backendAccess.withLock({ $0.backend }) else { return false }
+        publish(.backendSources)
+        return backend.dispatchOwnSources()
+    }
+}

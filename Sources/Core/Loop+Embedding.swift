@@ -1,0 +1,186 @@
+/// Driving a loop from another event loop (a host: GLib's, libuv's, a `poll(2)` loop), in GLib's
+/// prepare / check / dispatch shape. The host waits, not the loop: ``Loop/prepareForHost(in:)``
+/// publishes that the loop sleeps, exactly as the loop's own wait does (contract rule W2: a
+/// post from another thread then wakes it, here by making ``Loop/hostDescriptor()`` readable),
+/// and ``Loop/dispatchForHost()`` ends that sleep and runs one pass that never sleeps.
+extension Loop {
+    /// Why a loop cannot be driven by a host loop.
+    public enum EmbeddingError: Error, Hashable, CustomStringConvertible {
+        /// The loop's backend offers no descriptor a host could wait on; `reason` says why.
+        case unsupported(BackendKind, reason: String)
+        /// The loop's thread has exited: its backend, and the descriptor, are gone.
+        case loopEnded
+
+        /// The error in words.
+        public var description: String {
+            switch self {
+            case let .unsupported(kind, reason): "the \(kind) backend cannot be driven by a host loop: \(reason)"
+            case .loopEnded: "the loop has ended (its thread exited): there is no descriptor to wait on"
+            }
+        }
+    }
+
+    /// What a host loop waits for after ``Loop/prepareForHost(in:)``: the loop's descriptor, and
+    /// at most until ``deadline``.
+    public struct HostWait: Sendable, Hashable {
+        /// When the host must dispatch the loop even if its descriptor stays quiet (the loop's
+        /// next timer, tolerance included); `nil` when only the descriptor can bring work.
+        public let deadline: ContinuousClock.Instant?
+        /// The loop has work now: the host must not sleep, and dispatches at once.
+        public let isReady: Bool
+
+        /// Creates a wait (``Loop/prepareForHost(in:)`` does).
+        init(deadline: ContinuousClock.Instant?, isReady: Bool) {
+            self.deadline = deadline
+            self.isReady = isReady
+        }
+
+        /// How long the host may sleep from `now`: `nil` without limit, `.zero` when the loop
+        /// is ready or its deadline has passed.
+        public func timeout(from now: ContinuousClock.Instant = .now) -> Duration? {
+            if isReady { return .zero }
+            return deadline.map { max(.zero, $0 - now) }
+        }
+
+        /// ``timeout(from:)`` in whole milliseconds for `poll(2)`-style hosts (GLib's sources
+        /// take this): rounded **up**, so the host never dispatches before the deadline; `-1`
+        /// without limit; at most `Int32.max`.
+        public func timeoutMilliseconds(from now: ContinuousClock.Instant = .now) -> Int32 {
+            guard let timeout = timeout(from: now) else { return -1 }
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)
+            let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+            guard !milliseconds.overflow else { return Int32.max }
+            let total = milliseconds.partialValue.addingReportingOverflow((nanoseconds + 999_999) / 1_000_000)
+            return total.overflow ? Int32.max : Int32(clamping: total.partialValue)
+        }
+    }
+
+    /// The descriptor a host loop polls for readability on this loop's behalf: it becomes
+    /// readable when the loop has work (a descriptor source ready, a wake from another thread's
+    /// `perform`, `signal` or `wakeUp`, the dispatch main queue on the main loop). Poll it, never
+    /// read, write nor close it. It belongs to the loop's backend and stays valid until the
+    /// loop's thread exits. Safe from any thread.
+    ///
+    /// - Throws: ``EmbeddingError/unsupported(_:reason:)`` on a backend that offers none (the
+    ///   libevent backend: an `event_base` has no descriptor of its own that reports readiness;
+    ///   the GLib backend: GLib waits on several), ``EmbeddingError/loopEnded`` after the loop's
+    ///   thread exited.
+    public func hostDescriptor() throws(EmbeddingError) -> Int32 {
+        guard !state.withLock({ $0.isTornDown }) else { throw .loopEnded }
+        switch embedding {
+        case let .descriptor(fd): return fd
+        case let .unsupported(reason): throw .unsupported(backend, reason: reason)
+        }
+    }
+
+    /// Gets the loop ready for a host's wait in `mode`: registers the mode's descriptors, and,
+    /// unless it has work already, publishes that it sleeps, so that work posted from another
+    /// thread from now on makes ``hostDescriptor()`` readable. On the loop's own thread.
+    ///
+    /// The host then waits on the descriptor until the returned wait's deadline (or not at all
+    /// when it ``HostWait/isReady``), and calls ``dispatchForHost()``, whether the descriptor
+    /// became readable or the deadline passed. Preparing again without dispatching (GLib does,
+    /// when a check finds nothing) is allowed: it ends the earlier wait first.
+    ///
+    /// - Parameter mode: the mode the host serves the loop in; not ``Mode/common`` (traps with a
+    ///   message, as a mode to run).
+    /// - Returns: the wait: until when the host may sleep.
+    public func prepareForHost(in mode: Mode = .default) -> HostWait {
+        precondition(
+            isOnOwnThread,
+            "Loop.prepareForHost(in:) called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
+        )
+        precondition(mode != .common, "Loop.prepareForHost(in:): .common is a set of modes, not a mode to serve")
+        endHostWait()
+        bindMainQueueIfMain()
+        syncDescriptors(for: mode)
+        backendAccess.withLock { access in
+            do {
+                try access.backend?.prepareForHostWait()
+            } catch {
+                preconditionFailure("RunLoopKit: \(backend) could not prepare for a host's wait: \(error)")
+            }
+        }
+        let now = self.now
+        let wait: HostWait = state.withLock { state in
+            guard !state.isTornDown else { return HostWait(deadline: nil, isReady: true) }
+            // The wait consumes every wakeUp posted before it (W3), as the loop's own does.
+            let woken = wakeRequested.exchange(false, ordering: .acquiring)
+            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) {
+                return HostWait(deadline: nil, isReady: true)
+            }
+            let deadline: ContinuousClock.Instant? = state.modes.update(mode) { $0.timerDeadline() }?.map {
+                $0.instant + $0.tolerance
+            }
+            if let deadline, deadline <= now { return HostWait(deadline: deadline, isReady: true) }
+            if !local.takenBlocks.isEmpty {
+                let modeIsCommon = state.commonModes.contains(mode)
+                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                    return HostWait(deadline: nil, isReady: true)
+                }
+            }
+            // An empty mode sleeps too: a block or source added from another thread must wake it.
+            let commonModes = state.commonModes
+            guard sleep.close(unless: { blocks.hasBlock(runningIn: mode, commonModes: commonModes) }) else {
+                return HostWait(deadline: nil, isReady: true)
+            }
+            // A timer added during the wait that is due before this deadline wakes the host
+            // (the same comparison as for the loop's own sleep), in this mode.
+            state.sleepDeadline = deadline
+            state.hostWaitMode = mode
+            return HostWait(deadline: deadline, isReady: false)
+        }
+        local.hostWait = (mode, wait.isReady ? nil : Nanoseconds.now())
+        return wait
+    }
+
+    /// Ends the host's wait prepared by ``prepareForHost(in:)`` and runs one pass in its mode
+    /// that never sleeps: the blocks, signalled sources, due timers and ready descriptors of
+    /// that mode run, and the backend consumes the wake that made its descriptor readable (so
+    /// an idle host does not spin). On the loop's own thread.
+    ///
+    /// - Returns: how the pass ended: ``RunResult/timedOut`` after a pass,
+    ///   ``RunResult/stopped`` when a `stop()` ended it, ``RunResult/finished`` when the mode had
+    ///   nothing to serve (the backend's wake is consumed all the same).
+    @discardableResult
+    public func dispatchForHost() -> RunResult {
+        precondition(
+            isOnOwnThread,
+            "Loop.dispatchForHost() called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
+        )
+        guard let (mode, _) = local.hostWait else {
+            preconditionFailure("Loop.dispatchForHost() called without Loop.prepareForHost(in:) before it on \(self)")
+        }
+        endHostWait()
+        let result = run(mode, timeout: .zero, returnAfterSourceHandled: false, drainsBackend: true)
+        // A run that did not start (its mode empty, the loop torn down) made no wait: consume
+        // the wake that brought the host here, or its descriptor stays readable.
+        if result == .finished { drainBackendForHost() }
+        return result
+    }
+
+    /// Ends the host wait in progress, if any: the loop is awake again.
+    private func endHostWait() {
+        guard let (_, asleepSince) = local.hostWait else { return }
+        local.hostWait = nil
+        guard let asleepSince else { return }
+        state.withLock { $0.hostWaitMode = nil }
+        _ = sleep.open()
+        counters.add(from: asleepSince, to: Nanoseconds.now(), asleep: true)
+    }
+
+    /// A wait that polls, its events dropped: they were for no source of the mode served
+    /// (level-triggered, a ready descriptor reports again once a source watches it).
+    private func drainBackendForHost() {
+        backendAccess.withLock { access in
+            guard let backend = access.backend else { return }
+            do {
+                _ = try backend.wait(timeout: .zero, into: &local.events)
+            } catch {
+                preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
+            }
+            local.events.removeAll(keepingCapacity: true)
+        }
+    }
+}
