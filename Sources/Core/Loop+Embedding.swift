@@ -105,9 +105,13 @@ extension Loop {
         let now = self.now
         let wait: HostWait = state.withLock { state in
             guard !state.isTornDown else { return HostWait(deadline: nil, isReady: true) }
+            // From here, `wakeUp()` and `stop()` act on this wait (W1, W2).
+            state.hostPrepared = true
             // The wait consumes every wakeUp posted before it (W3), as the loop's own does.
             let woken = wakeRequested.exchange(false, ordering: .acquiring)
-            if woken || descriptorsChanged.load(ordering: .acquiring) || state.hasPendingWork(in: mode) {
+            if woken || state.hostStopped || descriptorsChanged.load(ordering: .acquiring)
+                || state.hasPendingWork(in: mode)
+            {
                 return HostWait(deadline: nil, isReady: true)
             }
             let deadline: ContinuousClock.Instant? = state.modes.update(mode) { $0.timerDeadline() }?.map {
@@ -140,9 +144,11 @@ extension Loop {
     /// that mode run, and the backend consumes the wake that made its descriptor readable (so
     /// an idle host does not spin). On the loop's own thread.
     ///
-    /// - Returns: how the pass ended: ``RunResult/timedOut`` after a pass,
-    ///   ``RunResult/stopped`` when a `stop()` ended it, ``RunResult/finished`` when the mode had
-    ///   nothing to serve (the backend's wake is consumed all the same).
+    /// - Returns: how the pass ended: ``RunResult/timedOut`` after a pass;
+    ///   ``RunResult/stopped`` when ``stop()`` was called since the prepare (from any thread,
+    ///   or by a callout of this pass: the host's cue to stop driving the loop; the pass still
+    ///   ran); ``RunResult/finished`` when the mode had nothing to serve (the backend's wake is
+    ///   consumed all the same).
     @discardableResult
     public func dispatchForHost() -> RunResult {
         precondition(
@@ -157,7 +163,13 @@ extension Loop {
         // A run that did not start (its mode empty, the loop torn down) made no wait: consume
         // the wake that brought the host here, or its descriptor stays readable.
         if result == .finished { drainBackendForHost() }
-        return result
+        // Taken after the pass: a stop() posted at any moment since the prepare is this
+        // dispatch's (one during the pass stopped the pass's own run).
+        let stopped = state.withLock { state in
+            defer { (state.hostPrepared, state.hostStopped) = (false, false) }
+            return state.hostStopped
+        }
+        return stopped ? .stopped : result
     }
 
     /// Ends the host wait in progress, if any: the loop is awake again.

@@ -152,7 +152,12 @@ extension Loop {
     /// The end-of-pass decision, in the contract's precedence.
     private func decide(_ run: RunContext) -> RunResult? {
         if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
-        if run.isPoll { return .timedOut }
+        // A host's dispatch is a poll that says `.stopped` when stopped (see dispatchForHost()):
+        // the host has no other way to learn it.
+        if run.isPoll {
+            guard run.drainsBackend, state.withLock({ $0.runs.last!.stopped }) else { return .timedOut }
+            return .stopped
+        }
         if let deadline = run.deadline, now >= deadline { return .timedOut }
         return state.withLock { state in
             if state.runs.last!.stopped { return .stopped }

@@ -482,7 +482,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// the loop is not running. Safe to call from any thread.
     public func wakeUp() {
         let wake: Bool = state.withLock { state in
-            guard !state.runs.isEmpty else { return false }
+            // A host's wait counts as a run's (W2): its descriptor must become readable.
+            guard !state.runs.isEmpty || state.hostPrepared else { return false }
             // Asleep: ending that sleep is the whole wake. Marking it as pending too would
             // make the next wait return at once as well: two passes for one wake. (The loop
             // decides to sleep under this lock, so it cannot fall asleep in between.)
@@ -498,7 +499,13 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// No effect while the loop is not running. Safe to call from any thread.
     public func stop() {
         let wake: Bool = state.withLock { state in
-            guard !state.runs.isEmpty else { return false }
+            guard !state.runs.isEmpty else {
+                // Between a host's prepare and its dispatch's pass: the dispatch returns
+                // `.stopped` (W1), and a host asleep on the descriptor wakes for it.
+                guard state.hostPrepared else { return false }
+                state.hostStopped = true
+                return true
+            }
             state.runs[state.runs.count - 1].stopped = true
             return true
         }

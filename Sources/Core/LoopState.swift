@@ -184,8 +184,14 @@ struct LoopState {
     var isDrainingMainQueue = false
 
     /// The mode a host loop waits for this loop in, between ``Loop/prepareForHost(in:)`` and
-    /// ``Loop/dispatchForHost(in:)`` (see Loop+Embedding.swift).
+    /// ``Loop/dispatchForHost()``, while the loop is asleep there (see Loop+Embedding.swift).
     var hostWaitMode: Loop.Mode?
+    /// A host drives the loop: from ``Loop/prepareForHost(in:)`` until ``Loop/dispatchForHost()``
+    /// has run its pass. `wakeUp()` and `stop()` then act on the host's wait (W1, W2).
+    var hostPrepared = false
+    /// `stop()` was called while a host drives the loop outside a run: the host's dispatch
+    /// returns ``Loop/RunResult/stopped`` (W1).
+    var hostStopped = false
 
     /// The mode the loop serves now: the one a host waits for it in, else its innermost run's.
     var currentMode: Loop.Mode? { hostWaitMode ?? runs.last?.mode }
