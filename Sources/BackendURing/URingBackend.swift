@@ -21,6 +21,15 @@ public final class URingBackend: Backend {
     /// The waker that posts an `IORING_OP_MSG_RING` into this ring: safe from any thread; a
     /// wake while one is pending sends nothing.
     public var waker: any BackendWaker { uringWaker }
+    /// The ring's own descriptor, which polls readable while its completion queue holds an
+    /// entry: a poll request's (once armed by ``prepareForHostWait()``) or the waker's
+    /// `IORING_OP_MSG_RING`. Tested, not assumed, under this ring's setup flags
+    /// (`COOP_TASKRUN`: a poll's completion runs as task work on the loop's thread, which the
+    /// kernel wakes from `poll(2)` to run it, so the entry is posted even while a host sleeps
+    /// there): `EmbeddingTests` and the conformance kit fail if a kernel stops doing so.
+    /// No eventfd is needed beside the ring.
+    public var embedding: EmbeddingSupport { .descriptor(ring.descriptor) }
+
     /// The ring's descriptor: for tests that read the kernel's own account of its poll
     /// requests (`/proc/self/fdinfo`), which no public API gives.
     package var ringDescriptor: Int32 { ring.descriptor }
@@ -173,6 +182,24 @@ public final class URingBackend: Backend {
         defer { woken = false }
         swap(&events, &ready)
         return woken
+    }
+
+    /// Arms the polls that need it and submits them, without waiting: a host loop is about to
+    /// wait on the ring's descriptor, which only an armed poll's completion makes readable.
+    ///
+    /// Events already harvested (a full submission queue was flushed) or a wake already
+    /// consumed would not show on the descriptor: a no-op request is submitted then, whose
+    /// completion makes it readable at once, and the next wait drops it.
+    ///
+    /// - Throws: `SystemError` from `io_uring_submit`.
+    public func prepareForHostWait() throws(SystemError) {
+        try armPolls()
+        if !ready.isEmpty || woken {
+            let entry = try nextEntry()
+            io_uring_prep_nop(entry)
+            io_uring_sqe_set_data64(entry, URingRequest.cancel.userData)
+        }
+        try submitQueued()
     }
 
     // MARK: - Submissions

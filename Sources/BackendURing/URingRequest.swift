@@ -8,7 +8,8 @@
 enum URingRequest: Equatable {
     /// A one-shot poll request; the id names one arming of one registration.
     case poll(id: UInt64)
-    /// A `IORING_OP_POLL_REMOVE` cancelling a poll; its own completion is never an event.
+    /// Bookkeeping whose completion is never an event: an `IORING_OP_POLL_REMOVE` cancelling a
+    /// poll, or the `IORING_OP_NOP` by which `prepareForHostWait()` makes the ring readable.
     case cancel
     /// The waker's message.
     case wake
