@@ -30,7 +30,11 @@ public enum BackendConformance {
 
     /// The checks of the `Backend` protocol's contract, each on a backend of its own, called
     /// directly as Core calls it.
-    public static var backendChecks: [Check] { readinessChecks + waitingChecks + registrationChecks }
+    /// The embedding checks (a host loop polling the backend's `embedding` descriptor) apply
+    /// only to a backend that offers one: see ``Check/skipReason(for:)``.
+    public static var backendChecks: [Check] {
+        readinessChecks + waitingChecks + registrationChecks + embeddingChecks
+    }
 
     /// Scenarios on a `Loop` made with the factory, on a thread of the check's own: a timer,
     /// a descriptor source, a signal and a race of cross-thread wakes, a `LoopThread`.

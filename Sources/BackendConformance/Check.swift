@@ -10,10 +10,41 @@ extension BackendConformance {
         /// What the check verifies, as a sentence.
         public let name: String
         private let body: @Sendable (Context) throws -> Void
+        /// `nil` when the check applies to a backend; otherwise why not (it then passes once
+        /// this has checked the backend's answer).
+        private let notApplicable: (@Sendable (any Backend) throws -> String?)?
 
-        init(_ name: String, _ body: @escaping @Sendable (Context) throws -> Void) {
+        init(
+            _ name: String, _ body: @escaping @Sendable (Context) throws -> Void,
+            appliesTo notApplicable: (@Sendable (any Backend) throws -> String?)? = nil
+        ) {
             self.name = name
-            self.body = body
+            self.notApplicable = notApplicable
+            guard let notApplicable else {
+                self.body = body
+                return
+            }
+            self.body = { context in
+                // A backend that does not offer what the check is about passes, its answer
+                // checked by `notApplicable` (a typed `unsupported` with a reason).
+                if try notApplicable(Subject(context).backend) == nil { try body(context) }
+            }
+        }
+
+        /// Why this check does not apply to the backends `factory` makes (say, a backend that
+        /// offers no host descriptor, for the embedding checks), for a test runner to report it
+        /// as skipped; `nil` when it applies. ``run(_:deadline:)`` passes a check that does
+        /// not apply once it has checked the backend's answer, so a runner need not call this.
+        ///
+        /// - Throws: ``Failure`` when the factory cannot make a backend, or the backend's
+        ///   answer is malformed (an `unsupported` embedding without a reason).
+        public func skipReason(for factory: BackendFactory) throws -> String? {
+            guard let notApplicable else { return nil }
+            do {
+                return try notApplicable(Subject(Context(factory: factory, deadline: .zero)).backend)
+            } catch let mismatch as Mismatch {
+                throw Failure(check: name, expected: mismatch.expected, observed: mismatch.observed)
+            }
         }
 
         /// The `name`.
