@@ -1,0 +1,301 @@
+import Glibc
+import RunLoopKit
+import Synchronization
+import TestSupport
+import Testing
+
+/// The embedding API (Loop+Embedding.swift) driven by a host that is a plain `poll(2)` loop
+/// (`PollHost`) on the loop's own thread, on every backend that offers a host descriptor.
+/// Contract rules: W1 (stop), W2 (wakeUp), W3 (posting work wakes the loop), C2 (no lost
+/// wakeups), T1 (timers never early).
+@Suite("Embedding in a host loop")
+struct EmbeddingTests {
+    @Test("each backend offers a host descriptor, or says why not with a typed answer", arguments: backends)
+    func descriptorOrTypedAnswer(_ kind: BackendKind) async throws {
+        let answer: Result<Int32, Loop.EmbeddingError> = try await onLoopThread(kind) { loop in
+            do throws(Loop.EmbeddingError) {
+                return .success(try loop.hostDescriptor())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch answer {
+        case let .success(descriptor):
+            #expect(descriptor >= 0)
+            #expect(embeddableBackends.contains(kind))
+            #expect(kind != .libevent, "libevent has no descriptor to offer")
+        case let .failure(.unsupported(failed, reason)):
+            #expect(failed == kind)
+            #expect(!reason.isEmpty)
+            #expect(!embeddableBackends.contains(kind))
+            #expect(kind != .epoll && kind != .uring, "\(kind) must offer its descriptor")
+        case let .failure(error):
+            Issue.record("a running loop's answer: \(error)")
+        }
+    }
+
+    @Test("libevent says unsupported, with its reason", .enabled(if: backends.contains(.libevent)))
+    func libeventUnsupported() async throws {
+        let error: Loop.EmbeddingError? = try await onLoopThread(.libevent) { loop in
+            do throws(Loop.EmbeddingError) {
+                _ = try loop.hostDescriptor()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case let .unsupported(kind, reason) = error else {
+            Issue.record("expected .unsupported, got \(String(describing: error))")
+            return
+        }
+        #expect(kind == .libevent)
+        #expect(reason.contains("event_base"))
+        #expect(error!.description.contains("libevent"))
+    }
+
+    @Test("timers fire, in order, never before their instant", arguments: embeddableBackends)
+    func timersNeverEarly(_ kind: BackendKind) async throws {
+        let fired = Lock<[(Int, ContinuousClock.Instant, ContinuousClock.Instant)]>([])
+        let completed = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            let start = ContinuousClock.now
+            // Sub-millisecond offsets: the host's millisecond rounding must round up.
+            for (index, offset) in [Duration.microseconds(1_500), .microseconds(300), .milliseconds(7)].enumerated() {
+                let instant = start + offset
+                loop.add(
+                    try Loop.Timer(fireAt: instant) { _ in
+                        fired.withLock { $0.append((index, instant, ContinuousClock.now)) }
+                    }, to: .default)
+            }
+            return host.run(until: { fired.withLock { $0.count } == 3 })
+        }
+        #expect(completed)
+        let record = fired.withLock { $0 }
+        #expect(record.map(\.0) == [1, 0, 2])
+        for (index, instant, at) in record { #expect(at >= instant, "timer \(index) fired early") }
+    }
+
+    @Test("a pipe source is served when another thread writes", arguments: embeddableBackends)
+    func pipeSource(_ kind: BackendKind) async throws {
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        let handled = AtomicInt()
+        let completed = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            loop.add(
+                try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                    _ = handled.increment()
+                    _ = pipe.drain()
+                }, to: .default)
+            let writer = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                pipe.fill()
+            }
+            let served = host.run(until: { handled.value == 1 })
+            let joined = writer.join()
+            // Drained: the host sleeps on (for the host's own short limit) without dispatching.
+            let outcome = host.iterate(limit: .milliseconds(20))
+            return served && joined && outcome == .hostLimit
+        }
+        #expect(completed)
+        #expect(handled.value == 1)
+    }
+
+    @Test(
+        "perform from several threads: every block runs once, in order per poster",
+        arguments: embeddableBackends)
+    func performsFromThreads(_ kind: BackendKind) async throws {
+        let posters = 4
+        let each = scaled(500, minimum: 20)
+        let ran = Lock<[[Int]]>(Array(repeating: [], count: posters))
+        let completed = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            let threads = try (0..<posters).map { poster in
+                try JoinableThread {
+                    for index in 0..<each {
+                        loop.perform { ran.withLock { $0[poster].append(index) } }
+                        if index % 50 == 0 { sched_yield() }
+                    }
+                }
+            }
+            let served = host.run(until: { ran.withLock { $0.map(\.count).reduce(0, +) } == posters * each })
+            return served && threads.allSatisfy { $0.join() }
+        }
+        #expect(completed)
+        for (poster, indices) in ran.withLock({ $0 }).enumerated() {
+            #expect(indices == Array(0..<each), "poster \(poster)'s blocks, each once and in order")
+        }
+    }
+
+    @Test("a source signalled from another thread is performed", arguments: embeddableBackends)
+    func signalFromThread(_ kind: BackendKind) async throws {
+        let performed = AtomicInt()
+        let completed = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            let source = Loop.Source { _ = performed.increment() }
+            loop.add(source, to: .default)
+            let signaller = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                source.signal()
+            }
+            let served = host.run(until: { performed.value == 1 })
+            return served && signaller.join()
+        }
+        #expect(completed)
+        #expect(performed.value == 1)
+    }
+
+    @Test("wakeUp from another thread makes the host's descriptor readable (W2)", arguments: embeddableBackends)
+    func wakeUpFromThread(_ kind: BackendKind) async throws {
+        let outcome = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            let waker = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                loop.wakeUp()
+            }
+            let outcome = host.iterate()
+            return (outcome, waker.join(), host.results)
+        }
+        #expect(outcome.0 == .readable)
+        #expect(outcome.1)
+        #expect(outcome.2 == [.timedOut])
+    }
+
+    @Test("stop from another thread wakes the host, whose dispatch returns stopped (W1)", arguments: embeddableBackends)
+    func stopFromThread(_ kind: BackendKind) async throws {
+        let outcome = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            let stopper = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                loop.stop()
+            }
+            let first = host.iterate()
+            // The stop was for that dispatch only: the next wait sleeps (the host's limit).
+            let second = host.iterate(limit: .milliseconds(20))
+            return (first, second, stopper.join(), host.results)
+        }
+        #expect(outcome.0 == .readable)
+        #expect(outcome.1 == .hostLimit)
+        #expect(outcome.2)
+        #expect(outcome.3 == [.stopped])
+    }
+
+    @Test("stop from a callout of the dispatch makes that dispatch return stopped", arguments: embeddableBackends)
+    func stopFromCallout(_ kind: BackendKind) async throws {
+        let results = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            loop.perform { loop.stop() }
+            host.iterate()
+            loop.perform {}
+            host.iterate()
+            return host.results
+        }
+        #expect(results == [.stopped, .timedOut])
+    }
+
+    @Test(
+        "an empty mode: the host sleeps without deadline, a block posted from another thread wakes it, and the dispatch finishes once it is empty again",
+        arguments: embeddableBackends)
+    func emptyMode(_ kind: BackendKind) async throws {
+        let ran = AtomicInt()
+        let outcome = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            let wait = loop.prepareForHost()
+            let idle = (wait.deadline, wait.isReady, wait.timeoutMilliseconds())
+            let first = loop.dispatchForHost()
+            let poster = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                loop.perform { _ = ran.increment() }
+            }
+            let woke = host.iterate()
+            let emptyAgain = loop.prepareForHost()
+            let last = loop.dispatchForHost()
+            // The dispatches consumed their wakes: nothing is readable now.
+            let quiet = host.iterate(limit: .milliseconds(20))
+            return (
+                idle.0 == nil && first == .finished, idle.1, idle.2, woke, host.results, emptyAgain.isReady, last,
+                quiet, poster.join()
+            )
+        }
+        #expect(outcome.0, "an empty mode's first wait has no deadline, and its dispatch finishes")
+        #expect(!outcome.1)
+        #expect(outcome.2 == -1)
+        #expect(outcome.3 == .readable)
+        #expect(outcome.4 == [.timedOut])
+        #expect(!outcome.5)
+        #expect(outcome.6 == .finished)
+        #expect(outcome.7 == .hostLimit)
+        #expect(outcome.8)
+        #expect(ran.value == 1)
+    }
+
+    @Test("preparing twice without a dispatch loses nothing", arguments: embeddableBackends)
+    func prepareTwice(_ kind: BackendKind) async throws {
+        let ran = AtomicInt()
+        let completed = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            // A post lands during the first prepared wait, which the host abandons (as GLib
+            // does when its check finds nothing): the second wait must still see it.
+            _ = loop.prepareForHost()
+            let poster = try JoinableThread {
+                while !loop.isWaiting { sched_yield() }
+                loop.perform { _ = ran.increment() }
+            }
+            let posted = poster.join()
+            _ = loop.prepareForHost()
+            let served = host.run(until: { ran.value == 1 })
+            return posted && served
+        }
+        #expect(completed)
+        #expect(ran.value == 1)
+    }
+
+    @Test("a loop torn down: hostDescriptor throws loopEnded", arguments: embeddableBackends)
+    func tornDown(_ kind: BackendKind) async throws {
+        let made = Lock<Loop?>(nil)
+        let thread = try JoinableThread { made.withLock { $0 = try? Loop.current(backend: kind) } }
+        #expect(thread.join())
+        let loop = try #require(made.withLock { $0.take() })
+        // The thread's exit tears the loop down; wait for it (the latch may open just before).
+        let end = ContinuousClock.now + generousDeadline
+        var answer: Loop.EmbeddingError?
+        while answer == nil, ContinuousClock.now < end {
+            do throws(Loop.EmbeddingError) {
+                _ = try loop.hostDescriptor()
+                sched_yield()
+            } catch {
+                answer = error
+            }
+        }
+        #expect(answer == .loopEnded)
+    }
+
+    @Test(
+        "an idle host does not spin: no dispatch while a timer is far away, and little CPU time",
+        arguments: embeddableBackends)
+    func idleDoesNotSpin(_ kind: BackendKind) async throws {
+        let stretch = Duration.milliseconds(300)
+        let outcome = try await onLoopThread(kind) { loop in
+            let host = try PollHost(loop)
+            let pipe = try Pipe()
+            defer { pipe.close() }
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            loop.add(try Loop.Source(fileDescriptor: pipe.readEnd) { _ in _ = pipe.drain() }, to: .default)
+            // Warm up: a post and a wake that the dispatches consume, then idle.
+            loop.perform {}
+            loop.wakeUp()
+            pipe.fill()
+            host.idle(for: .milliseconds(20))
+            let (iterations, cpu) = (host.iterations, threadCPUTime())
+            host.idle(for: stretch)
+            return (host.iterations - iterations, threadCPUTime() - cpu)
+        }
+        #expect(outcome.0 <= 2, "the host dispatched \(outcome.0) times while idle")
+        // A spinning host uses about the whole stretch; a sleeping one almost none.
+        #expect(outcome.1 < stretch / 2, "the idle host used \(outcome.1) of CPU time in \(stretch)")
+    }
+}
