@@ -23,30 +23,41 @@ extension Loop {
     /// What a host loop waits for after ``Loop/prepareForHost(in:)``: the loop's descriptor, and
     /// at most until ``deadline``.
     public struct HostWait: Sendable, Hashable {
-        /// When the host must dispatch the loop even if its descriptor stays quiet (the loop's
-        /// next timer, tolerance included); `nil` when only the descriptor can bring work.
+        /// When the host must dispatch the loop even if its descriptor stays quiet: the latest
+        /// instant that still serves the loop's next timers within their tolerance (a timer's
+        /// instant for a timer without tolerance); `nil` when only the descriptor can bring
+        /// work. A dispatch before it is never wrong, only an extra pass.
         public let deadline: ContinuousClock.Instant?
         /// The loop has work now: the host must not sleep, and dispatches at once.
         public let isReady: Bool
+        /// How much earlier than ``deadline`` the host may dispatch and still serve the timer
+        /// that sets it (its tolerance): room for a millisecond host's rounding.
+        let window: Duration
 
         /// Creates a wait (``Loop/prepareForHost(in:)`` does).
-        init(deadline: ContinuousClock.Instant?, isReady: Bool) {
+        init(deadline: ContinuousClock.Instant?, window: Duration = .zero, isReady: Bool) {
             self.deadline = deadline
+            self.window = window
             self.isReady = isReady
         }
 
-        /// How long the host may sleep from `now`: `nil` without limit, `.zero` when the loop
-        /// is ready or its deadline has passed.
+        /// How long the host may sleep from `now`, to the nanosecond: `nil` without limit,
+        /// `.zero` when the loop is ready or its deadline has passed.
         public func timeout(from now: ContinuousClock.Instant = .now) -> Duration? {
             if isReady { return .zero }
             return deadline.map { max(.zero, $0 - now) }
         }
 
         /// ``timeout(from:)`` in whole milliseconds for `poll(2)`-style hosts (GLib's sources
-        /// take this): rounded **up**, so the host never dispatches before the deadline; `-1`
-        /// without limit; at most `Int32.max`.
+        /// take this): rounded **up**, so the host never dispatches before a timer is due
+        /// (contract T1); `-1` without limit; at most `Int32.max`. A timer with at least a
+        /// millisecond of tolerance is served within it; one without may be served up to a
+        /// millisecond late, the host's resolution (the loop's own wait has nanoseconds).
         public func timeoutMilliseconds(from now: ContinuousClock.Instant = .now) -> Int32 {
-            guard let timeout = timeout(from: now) else { return -1 }
+            guard var timeout = timeout(from: now) else { return -1 }
+            // Rounding up overshoots by less than a millisecond: take it out of the timer's
+            // tolerance when it has some, so that the rounded wait still ends within it.
+            if timeout > .zero { timeout = max(.zero, timeout - min(window, .nanoseconds(999_999))) }
             let (seconds, attoseconds) = timeout.components
             let nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)
             let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
@@ -63,9 +74,10 @@ extension Loop {
     /// loop's thread exits. Safe from any thread.
     ///
     /// - Throws: ``EmbeddingError/unsupported(_:reason:)`` on a backend that offers none (the
-    ///   libevent backend: an `event_base` has no descriptor of its own that reports readiness;
-    ///   the GLib backend: GLib waits on several), ``EmbeddingError/loopEnded`` after the loop's
-    ///   thread exited.
+    ///   libevent backend: an `event_base` has no descriptor of its own that reports
+    ///   readiness), with the backend's reason; ``EmbeddingError/loopEnded`` after the loop's
+    ///   thread exited. The epoll backend offers its epoll descriptor, the io_uring backend its
+    ///   ring's.
     public func hostDescriptor() throws(EmbeddingError) -> Int32 {
         guard !state.withLock({ $0.isTornDown }) else { throw .loopEnded }
         switch embedding {
@@ -81,7 +93,16 @@ extension Loop {
     /// The host then waits on the descriptor until the returned wait's deadline (or not at all
     /// when it ``HostWait/isReady``), and calls ``dispatchForHost()``, whether the descriptor
     /// became readable or the deadline passed. Preparing again without dispatching (GLib does,
-    /// when a check finds nothing) is allowed: it ends the earlier wait first.
+    /// when a check finds nothing) is allowed: it ends the earlier wait first, and nothing
+    /// posted meanwhile is lost (its wake stays on the descriptor).
+    ///
+    /// From the prepare until the dispatch's pass is over, the loop counts as running for
+    /// other threads: ``wakeUp()`` makes the descriptor readable (W2), ``stop()`` too, and the
+    /// dispatch then returns ``RunResult/stopped`` (W1); a timer added that is due before the
+    /// wait's deadline, a source, a signal or a block posted to the mode wake it as they wake a
+    /// sleeping run (W3, C2). Between a dispatch and the next prepare, `wakeUp()` and `stop()`
+    /// have no effect, as between runs; posted work waits in the loop's queues, where the next
+    /// prepare finds it.
     ///
     /// - Parameter mode: the mode the host serves the loop in; not ``Mode/common`` (traps with a
     ///   message, as a mode to run).
@@ -114,9 +135,10 @@ extension Loop {
             {
                 return HostWait(deadline: nil, isReady: true)
             }
-            let deadline: ContinuousClock.Instant? = state.modes.update(mode) { $0.timerDeadline() }?.map {
-                $0.instant + $0.tolerance
-            }
+            // The queue's deadline is already the latest instant that serves its timers (their
+            // instants plus tolerance); the tolerance that comes with it is the window before it.
+            let timer = state.modes.update(mode) { $0.timerDeadline() } ?? nil
+            let deadline = timer?.instant
             if let deadline, deadline <= now { return HostWait(deadline: deadline, isReady: true) }
             if !local.takenBlocks.isEmpty {
                 let modeIsCommon = state.commonModes.contains(mode)
@@ -133,7 +155,7 @@ extension Loop {
             // (the same comparison as for the loop's own sleep), in this mode.
             state.sleepDeadline = deadline
             state.hostWaitMode = mode
-            return HostWait(deadline: deadline, isReady: false)
+            return HostWait(deadline: deadline, window: timer?.tolerance ?? .zero, isReady: false)
         }
         local.hostWait = (mode, wait.isReady ? nil : Nanoseconds.now())
         return wait

@@ -75,6 +75,34 @@ struct EmbeddingTests {
         for (index, instant, at) in record { #expect(at >= instant, "timer \(index) fired early") }
     }
 
+    @Test(
+        "the host's deadline is a timer's instant plus its tolerance, and its milliseconds end within that window",
+        arguments: embeddableBackends)
+    func deadlineWithinTolerance(_ kind: BackendKind) async throws {
+        let instant = ContinuousClock.now + .seconds(100)
+        let tolerance = Duration.milliseconds(40)
+        let waits = try await onLoopThread(kind) { loop in
+            let exact = try Loop.Timer(fireAt: instant) { _ in }
+            loop.add(exact, to: .default)
+            let first = loop.prepareForHost()
+            loop.dispatchForHost()
+            loop.remove(exact, from: .default)
+            loop.add(try Loop.Timer(fireAt: instant, tolerance: tolerance) { _ in }, to: .default)
+            let second = loop.prepareForHost()
+            loop.dispatchForHost()
+            return (first, second)
+        }
+        #expect(!waits.0.isReady && waits.0.deadline == instant)
+        #expect(!waits.1.isReady && waits.1.deadline == instant + tolerance, "tolerance counted once")
+        // Seen from just under 2 ms before the instant (a fraction of a millisecond to round).
+        let now = instant - .microseconds(1_700)
+        #expect(waits.0.timeoutMilliseconds(from: now) == 2, "rounded up: never before the instant")
+        let milliseconds = waits.1.timeoutMilliseconds(from: now)
+        let end = now + .milliseconds(Int64(milliseconds))
+        #expect(end >= instant && end <= instant + tolerance, "\(milliseconds) ms ends within the window")
+        #expect(waits.1.timeout(from: now) == .microseconds(1_700) + tolerance)
+    }
+
     @Test("a pipe source is served when another thread writes", arguments: embeddableBackends)
     func pipeSource(_ kind: BackendKind) async throws {
         let pipe = try Pipe()
