@@ -130,7 +130,9 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     // MARK: - State
 
-    /// The mode of the innermost active run, or `nil` when the loop is not running.
+    /// The mode of the innermost active run, or the mode a host loop waits for this loop in
+    /// (between ``prepareForHost(in:)`` and ``dispatchForHost()``, while it sleeps), or `nil`
+    /// when the loop is not running.
     ///
     /// Safe to call from any thread.
     public var currentMode: Mode? { state.withLock { $0.currentMode } }
