@@ -154,6 +154,11 @@ extension Loop {
             // A timer added during the wait that is due before this deadline wakes the host
             // (the same comparison as for the loop's own sleep), in this mode.
             state.sleepDeadline = deadline
+            // As for the loop's own sleep: blocks an enclosing drain took (a host driven from a
+            // callout) that would run in this mode were it common must wake it when it becomes
+            // so; left over from an earlier sleep, the flag would wake it for nothing.
+            state.sleepHoldsBlocksForCommonModes =
+                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
             state.hostWaitMode = mode
             return HostWait(deadline: deadline, window: timer?.tolerance ?? .zero, isReady: false)
         }
