@@ -50,7 +50,7 @@ extension Loop {
 
         /// ``timeout(from:)`` in whole milliseconds for `poll(2)`-style hosts (GLib's sources
         /// take this): rounded **up**, so the host never dispatches before a timer is due
-        /// (contract T1); `-1` without limit; at most `Int32.max`. A timer with at least a
+        /// (contract T8); `-1` without limit; at most `Int32.max`. A timer with at least a
         /// millisecond of tolerance is served within it; one without may be served up to a
         /// millisecond late, the host's resolution (the loop's own wait has nanoseconds).
         public func timeoutMilliseconds(from now: ContinuousClock.Instant = .now) -> Int32 {

@@ -7,7 +7,7 @@ import Testing
 /// The embedding API (Loop+Embedding.swift) driven by a host that is a plain `poll(2)` loop
 /// (`PollHost`) on the loop's own thread, on every backend that offers a host descriptor.
 /// Contract rules: W1 (stop), W2 (wakeUp), W3 (posting work wakes the loop), C2 (no lost
-/// wakeups), T1 (timers never early).
+/// wakeups), T8 (timers never early).
 @Suite("Embedding in a host loop")
 struct EmbeddingTests {
     @Test("each backend offers a host descriptor, or says why not with a typed answer", arguments: backends)
