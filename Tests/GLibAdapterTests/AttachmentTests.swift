@@ -10,7 +10,9 @@ struct AttachmentTests {
     /// Detached while the loop waits for GLib (prepared, nothing to dispatch), the loop is no
     /// longer in the host's mode; a block posted afterwards from another thread does not run
     /// from GLib's iterations; attached again, it runs.
-    @Test("detach stops the loop being served and ends its host wait; attaching again serves it", arguments: embeddableBackends)
+    @Test(
+        "detach stops the loop being served and ends its host wait; attaching again serves it",
+        arguments: embeddableBackends)
     func detachStopsAndReattachServes(_ backend: BackendKind) throws {
         let trace = try onGLibThread(backend) { loop, host in
             let trace = Trace()
@@ -22,7 +24,7 @@ struct AttachmentTests {
                 trace("mode while GLib waits: \(loop.currentMode.map { "\($0)" } ?? "none")")
                 attachment.detach()
                 trace("mode after detach: \(loop.currentMode.map { "\($0)" } ?? "none")")
-                attachment.detach()  // idempotent
+                attachment.detach() // idempotent
                 trace("attached: \(attachment.isAttached)")
                 return false
             }
@@ -50,7 +52,8 @@ struct AttachmentTests {
         }
         #expect(
             trace == [
-                "attached: true", "mode while GLib waits: kRunLoopDefaultMode", "mode after detach: none", "attached: false",
+                "attached: true", "mode while GLib waits: kRunLoopDefaultMode", "mode after detach: none",
+                "attached: false",
                 "glib timeout after the post", "late block", "attached again, then detached: false",
             ])
     }

@@ -96,7 +96,7 @@ final class GLibHost: @unchecked Sendable {
         return count
     }
 
-/// Quits a GMainLoop from any thread.
+    /// Quits a GMainLoop from any thread.
     struct Quitter: @unchecked Sendable {
         let mainLoop: OpaquePointer
         func quit() { g_main_loop_quit(mainLoop) }

@@ -17,7 +17,9 @@ struct InterleavingTests {
             let early = Violations()
             let attachment = try loop.attach(to: host.reference)
             let onLoopThread: @Sendable () -> Bool = { Loop.currentIfCreated === loop }
-            @Sendable func rlkTimer(_ name: String, after delay: Duration, then next: @escaping @Sendable () -> Void) throws {
+            @Sendable func rlkTimer(
+                _ name: String, after delay: Duration, then next: @escaping @Sendable () -> Void
+            ) throws {
                 let due = ContinuousClock.now + delay
                 loop.add(
                     try Loop.Timer(fireAt: due) { _ in
@@ -52,7 +54,8 @@ struct InterleavingTests {
         #expect(
             trace == [
                 "glib timeout 1 on loop thread: true", "loop timer 1 on loop thread: true",
-                "glib idle on loop thread: true", "loop block on loop thread: true", "loop timer 2 on loop thread: true",
+                "glib idle on loop thread: true", "loop block on loop thread: true",
+                "loop timer 2 on loop thread: true",
                 "done",
             ])
         #expect(early.count == 0, "\(early.first.joined(separator: "; "))")

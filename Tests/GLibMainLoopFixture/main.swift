@@ -61,10 +61,11 @@ final class Callback: Sendable {
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 func glibOnce(_ add: (GSourceFunc, gpointer) -> Void, _ body: @escaping @Sendable () -> Void) {
-    add({ data in
-        Unmanaged<Callback>.fromOpaque(data!).takeRetainedValue().body()
-        return 0
-    }, Unmanaged.passRetained(Callback(body)).toOpaque())
+    add(
+        { data in
+            Unmanaged<Callback>.fromOpaque(data!).takeRetainedValue().body()
+            return 0
+        }, Unmanaged.passRetained(Callback(body)).toOpaque())
 }
 glibOnce({ g_timeout_add(3, $0, $1) }) { events.record("glib-timeout") }
 glibOnce({ g_idle_add($0, $1) }) { events.record("glib-idle") }

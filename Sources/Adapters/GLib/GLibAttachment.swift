@@ -16,8 +16,7 @@ public final class GLibAttachment: Sendable {
     private let registry: GLibAttachmentRegistry
     private let generation: UInt64
 
-    init(loop: Loop, context: GLibMainContext, mode: Loop.Mode, registry: GLibAttachmentRegistry, generation: UInt64)
-    {
+    init(loop: Loop, context: GLibMainContext, mode: Loop.Mode, registry: GLibAttachmentRegistry, generation: UInt64) {
         self.loop = loop
         self.context = context
         self.mode = mode
@@ -30,7 +29,7 @@ public final class GLibAttachment: Sendable {
     public var isAttached: Bool { registry.isAttached(generation: generation) }
 
     /// Stops the context driving the loop: the GLib source is destroyed, the loop's wait for the
-    /// host ends (the loop is no longer published as asleep, ``RunLoopCore/Loop/currentMode``
+    /// host ends (the loop is no longer published as asleep, `Loop.currentMode`
     /// is nil again outside runs), and nothing of the loop runs from the context afterwards.
     /// Called from one of the loop's callbacks, the current pass finishes first. Idempotent:
     /// later calls do nothing. The loop can be attached again afterwards.

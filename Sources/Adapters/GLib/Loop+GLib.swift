@@ -5,10 +5,10 @@ extension Loop {
     /// Attaches the loop to a GLib main context, so that GLib's loop drives it: whenever the
     /// thread runs `g_main_loop_run`, `g_main_context_iteration`, `g_application_run` or GTK's
     /// main loop on `context`, the loop's blocks, timers and sources in `mode` run there (for
-    /// ``Loop/main``: `DispatchQueue.main` and `@MainActor` work too).
+    /// `Loop.main`: `DispatchQueue.main` and `@MainActor` work too).
     ///
-    /// The loop is served through a GLib source that waits on ``hostDescriptor()``
-    /// (``prepareForHost(in:)`` / ``dispatchForHost()``). Its timers run at most 1 ms late:
+    /// The loop is served through a GLib source that waits on `Loop.hostDescriptor()`
+    /// (`prepareForHost(in:)` / `dispatchForHost()`). Its timers run at most 1 ms late:
     /// GLib's poll timeout is in milliseconds, rounded up, never early.
     ///
     /// ```swift
@@ -17,15 +17,17 @@ extension Loop {
     /// attachment.detach()
     /// ```
     ///
+    /// See <doc:EmbeddingInGLib> for threads, detaching, precision and nested GLib loops.
+    ///
     /// Call it on the loop's own thread, which must be the thread that iterates `context`
-    /// (GLib dispatches a source on the thread that iterates its context): for ``Loop/main``,
+    /// (GLib dispatches a source on the thread that iterates its context): for `Loop.main`,
     /// the main thread. Elsewhere it traps with a message, as iterating the context on another
     /// thread than the loop's does.
     ///
     /// - Parameters:
     ///   - context: the context to attach to; GLib's default by default. It must outlive the
     ///     attachment: detach before the context's last reference goes.
-    ///   - mode: the mode the context serves the loop in; not ``Mode/common`` (traps).
+    ///   - mode: the mode the context serves the loop in; not `.common` (traps).
     ///   - priority: the GLib source's priority among the context's sources.
     /// - Returns: the attachment, to detach.
     /// - Throws: ``GLibAttachError/embedding(_:)`` when the loop's backend offers no descriptor

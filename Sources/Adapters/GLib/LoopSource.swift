@@ -63,7 +63,9 @@ enum LoopSource {
         Unmanaged<LoopSourceState>.fromOpaque(stateSlot(of: source).pointee).release()
     }
 
-    private static func stateSlot(of source: UnsafeMutablePointer<GSource>) -> UnsafeMutablePointer<
+    private static func stateSlot(
+        of source: UnsafeMutablePointer<GSource>
+    ) -> UnsafeMutablePointer<
         UnsafeMutableRawPointer
     > {
         (UnsafeMutableRawPointer(source) + stateOffset).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
@@ -73,7 +75,9 @@ enum LoopSource {
 /// GLib's prepare: the loop publishes that it sleeps (or says it has work now). TRUE dispatches
 /// without polling; otherwise GLib polls at most `timeout` milliseconds, rounded up from the
 /// loop's next timer so that the host never dispatches early.
-private func prepareLoopSource(_ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?)
+private func prepareLoopSource(
+    _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
+)
     -> gboolean
 {
     let state = LoopSource.state(of: source!)
@@ -113,7 +117,7 @@ private func dispatchLoopSource(
     state.isPrepared = false
     state.deadline = nil
     state.loop.dispatchForHost()
-    return 1  // G_SOURCE_CONTINUE: only detach, or the loop's end, removes the source.
+    return 1 // G_SOURCE_CONTINUE: only detach, or the loop's end, removes the source.
 }
 
 /// GLib's finalize, when the last reference to the source goes (after detach or the loop's
