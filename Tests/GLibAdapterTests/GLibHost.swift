@@ -74,6 +74,19 @@ final class GLibHost: @unchecked Sendable {
         return !timedOut
     }
 
+    /// Runs the GMainLoop until `done` is true, checked after each GLib iteration (an idle of
+    /// low priority quits once it is).
+    func run(until done: @escaping () -> Bool, quitter: Quitter, sourceLocation: SourceLocation = #_sourceLocation) {
+        let check = g_timeout_source_new(1)!
+        add(g_source_ref(check), priority: 300) {
+            if done() { quitter.quit() }
+            return true
+        }
+        run(sourceLocation: sourceLocation)
+        g_source_destroy(check)
+        g_source_unref(check)
+    }
+
     /// Iterates the context (blocking) until `done` is true; returns how many iterations it took.
     /// A guard ends it after `limit`, recording an issue.
     func iterations(
