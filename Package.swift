@@ -21,6 +21,10 @@ let package = Package(
         // A loop as a SwiftNIO `EventLoop`: a product of its own, so that RunLoopKit itself does
         // not depend on SwiftNIO.
         .library(name: "RunLoopKitNIO", targets: ["RunLoopKitNIO"]),
+        // A loop driven by a GLib main context (a GLib or GTK program's main loop): a product of
+        // its own, so that RunLoopKit itself does not need GLib. Any backend that offers the
+        // embedding descriptor (epoll, io_uring) serves; it needs no trait.
+        .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -125,6 +129,11 @@ let package = Package(
             dependencies: ["RunLoopKit", .product(name: "NIOCore", package: "swift-nio")],
             path: "Sources/Adapters/NIO"
         ),
+        .target(
+            name: "RunLoopKitGLib",
+            dependencies: ["RunLoopKit", "CGLib"],
+            path: "Sources/Adapters/GLib"
+        ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
@@ -221,6 +230,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/NIOAdapterTests"
+        ),
+        // A program whose main thread runs GLib's main loop with Loop.main attached: the GLib
+        // adapter tests run it as a child (DispatchQueue.main and @MainActor need the main thread).
+        .executableTarget(
+            name: "GLibMainLoopFixture",
+            dependencies: ["RunLoopKitGLib", "RunLoopKit", "CGLib"],
+            path: "Tests/GLibMainLoopFixture"
+        ),
+        // RunLoopKitGLib under real GMainLoops (no display): interleaving with GLib's sources,
+        // detach, idle behaviour, posts from other threads.
+        .testTarget(
+            name: "GLibAdapterTests",
+            dependencies: ["RunLoopKitGLib", "RunLoopKit", "TestSupport", "CGLib", "GLibMainLoopFixture"],
+            path: "Tests/GLibAdapterTests"
         ),
     ],
     swiftLanguageModes: [.v6]

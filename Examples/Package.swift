@@ -24,6 +24,8 @@ let package = Package(
         .executable(name: "loop-service", targets: ["LoopService"]),
         .executable(name: "first-program", targets: ["FirstProgram"]),
         .executable(name: "nio-client", targets: ["NIOClient"]),
+        .executable(name: "glib-main-loop", targets: ["GLibMainLoop"]),
+        .executable(name: "glib-application", targets: ["GLibApplication"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -80,6 +82,22 @@ let package = Package(
                 .product(name: "RunLoopKitNIO", package: "RunLoopKit"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // GLib, GObject and GIO's C API for the GLib examples (Debian: libglib2.0-dev). GIO's
+        // headers sit under GLib's include directory, so glib-2.0's pkg-config entry finds them
+        // (gio-2.0's adds -pthread, which SwiftPM drops with a warning); the module map links
+        // the libraries.
+        .systemLibrary(
+            name: "CGio", path: "Shims/CGio", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // A program whose main loop is GLib's, with Loop.main attached (RunLoopKitGLib).
+        .executableTarget(
+            name: "GLibMainLoop",
+            dependencies: ["CGio", "RunLoopKit", .product(name: "RunLoopKitGLib", package: "RunLoopKit")]
+        ),
+        // The GApplication program a GTK user would start from, with Loop.main attached.
+        .executableTarget(
+            name: "GLibApplication",
+            dependencies: ["CGio", "RunLoopKit", .product(name: "RunLoopKitGLib", package: "RunLoopKit")]
         ),
     ],
     swiftLanguageModes: [.v6]

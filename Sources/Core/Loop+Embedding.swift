@@ -199,6 +199,20 @@ extension Loop {
         return stopped ? .stopped : result
     }
 
+    /// Ends the host's wait prepared by ``prepareForHost(in:)`` without running a pass: for a
+    /// host that stops serving the loop between its prepare and its dispatch (a GLib source
+    /// destroyed after a check that found nothing). Without it the loop would stay published
+    /// as asleep in the host's mode (``currentMode`` would name it, and other threads' posts
+    /// would keep making the descriptor readable for a host that no longer looks). Does
+    /// nothing when no wait is prepared. On the loop's own thread.
+    public func cancelHostWait() {
+        precondition(
+            isOnOwnThread,
+            "Loop.cancelHostWait() called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
+        )
+        endHostWait()
+    }
+
     /// Ends the host wait in progress, if any: the loop is awake again.
     private func endHostWait() {
         guard let (_, asleepSince) = local.hostWait else { return }

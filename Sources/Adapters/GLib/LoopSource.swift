@@ -1,0 +1,127 @@
+internal import CGLib
+import RunLoopKit
+
+/// What the GLib source that drives a loop keeps: GLib allocates the `GSource` with room for a
+/// pointer to it after its own fields; the source's finalize releases it.
+///
+/// Touched only on the loop's thread (GLib calls prepare, check and dispatch on the thread
+/// that iterates the context, which must be the loop's), except by finalize, which only
+/// releases it.
+final class LoopSourceState {
+    let loop: Loop
+    let mode: Loop.Mode
+    /// Kept alive by the source: the loop holds it weakly, and must find it when it ends.
+    let registry: GLibAttachmentRegistry
+    /// g_source_add_unix_fd's tag for the loop's descriptor, for g_source_query_unix_fd.
+    var descriptorTag: gpointer?
+    /// Set by prepare, cleared by dispatch: the loop waits for the host (Loop.prepareForHost).
+    var isPrepared = false
+    /// The prepared wait's deadline: check dispatches once it has passed.
+    var deadline: ContinuousClock.Instant?
+
+    init(loop: Loop, mode: Loop.Mode, registry: GLibAttachmentRegistry) {
+        self.loop = loop
+        self.mode = mode
+        self.registry = registry
+    }
+}
+
+/// The GSource that drives a loop: its functions and its extra field.
+enum LoopSource {
+    /// Where the state pointer lives in the GSource's allocation: after GLib's fields, aligned.
+    private static let stateOffset: Int = {
+        let alignment = MemoryLayout<UnsafeMutableRawPointer>.alignment
+        return (MemoryLayout<GSource>.size + alignment - 1) / alignment * alignment
+    }()
+
+    /// GLib keeps the pointer to the functions for the source's life: one table for all,
+    /// never freed, never written after it is made.
+    nonisolated(unsafe) private static let functions: UnsafeMutablePointer<GSourceFuncs> = {
+        let functions = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
+        functions.initialize(
+            to: GSourceFuncs(
+                prepare: prepareLoopSource, check: checkLoopSource, dispatch: dispatchLoopSource,
+                finalize: finalizeLoopSource, closure_callback: nil, closure_marshal: nil))
+        return functions
+    }()
+
+    /// A new, unattached source (one reference, the caller's) that owns `state`.
+    static func make(with state: LoopSourceState) -> UnsafeMutablePointer<GSource> {
+        let size = stateOffset + MemoryLayout<UnsafeMutableRawPointer>.size
+        let source = g_source_new(functions, guint(size))!
+        stateSlot(of: source).initialize(to: Unmanaged.passRetained(state).toOpaque())
+        return source
+    }
+
+    /// The state of `source`, a source this type made.
+    static func state(of source: UnsafeMutablePointer<GSource>) -> LoopSourceState {
+        Unmanaged<LoopSourceState>.fromOpaque(stateSlot(of: source).pointee).takeUnretainedValue()
+    }
+
+    /// Releases the state (finalize: GLib frees the source right after).
+    fileprivate static func releaseState(of source: UnsafeMutablePointer<GSource>) {
+        Unmanaged<LoopSourceState>.fromOpaque(stateSlot(of: source).pointee).release()
+    }
+
+    private static func stateSlot(
+        of source: UnsafeMutablePointer<GSource>
+    ) -> UnsafeMutablePointer<
+        UnsafeMutableRawPointer
+    > {
+        (UnsafeMutableRawPointer(source) + stateOffset).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+    }
+}
+
+/// GLib's prepare: the loop publishes that it sleeps (or says it has work now). TRUE dispatches
+/// without polling; otherwise GLib polls at most `timeout` milliseconds, rounded up from the
+/// loop's next timer so that the host never dispatches early.
+private func prepareLoopSource(
+    _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
+)
+    -> gboolean
+{
+    let state = LoopSource.state(of: source!)
+    precondition(
+        state.loop.isOnOwnThread,
+        "RunLoopKitGLib: a GMainContext that \(state.loop) is attached to is iterated on a thread that is not the loop's own; iterate it on the loop's thread"
+    )
+    let wait = state.loop.prepareForHost(in: state.mode)
+    state.isPrepared = true
+    state.deadline = wait.deadline
+    let milliseconds = wait.timeoutMilliseconds()
+    timeout?.pointee = milliseconds
+    return wait.isReady || milliseconds == 0 ? 1 : 0
+}
+
+/// GLib's check, after its poll: dispatch when the loop's descriptor is readable (work posted,
+/// a descriptor source ready) or the wait's deadline (the next timer) has passed.
+private func checkLoopSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
+    let state = LoopSource.state(of: source!)
+    guard state.isPrepared else { return 0 }
+    let revents = g_source_query_unix_fd(source, state.descriptorTag)
+    if revents.rawValue & G_IO_IN.rawValue != 0 { return 1 }
+    if let deadline = state.deadline, ContinuousClock.now >= deadline { return 1 }
+    return 0
+}
+
+/// GLib's dispatch: one pass of the loop that never sleeps (Loop.dispatchForHost). GLib blocks
+/// the source while it dispatches, so a GLib loop nested in one of the loop's callbacks does
+/// not drive the loop (the source does not set G_SOURCE_CAN_RECURSE).
+private func dispatchLoopSource(
+    _ source: UnsafeMutablePointer<GSource>?, _ callback: GSourceFunc?, _ userData: gpointer?
+) -> gboolean {
+    let state = LoopSource.state(of: source!)
+    // GLib dispatches a source it flagged ready in this iteration's prepare or check; should it
+    // ever dispatch one it did not prepare, the loop gets its prepare first.
+    if !state.isPrepared { _ = state.loop.prepareForHost(in: state.mode) }
+    state.isPrepared = false
+    state.deadline = nil
+    state.loop.dispatchForHost()
+    return 1 // G_SOURCE_CONTINUE: only detach, or the loop's end, removes the source.
+}
+
+/// GLib's finalize, when the last reference to the source goes (after detach or the loop's
+/// end), on whichever thread dropped it: releases the state.
+private func finalizeLoopSource(_ source: UnsafeMutablePointer<GSource>?) {
+    LoopSource.releaseState(of: source!)
+}
