@@ -211,6 +211,26 @@ extension Loop {
             "Loop.cancelHostWait() called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
         )
         endHostWait()
+        // No host waits any more: `wakeUp()` and `stop()` have no effect again, as between runs.
+        state.withLock { state in (state.hostPrepared, state.hostStopped) = (false, false) }
+    }
+
+    /// A run starting while a host waits for this loop (a host callback ran the loop nested,
+    /// between the host's prepare and its dispatch): the run's own waits take over, so the
+    /// host's sleep ends here; ``currentMode`` and the time asleep are the run's. The prepared
+    /// wait stays, for the host's dispatch. Returns whether one was suspended.
+    func suspendHostWaitForRun() -> Bool {
+        guard let (mode, asleepSince) = local.hostWait, asleepSince != nil else { return false }
+        endHostWait()
+        local.hostWait = (mode, nil)
+        return true
+    }
+
+    /// The nested run that suspended a host's wait returns: the loop no longer publishes a
+    /// sleep, so work posted from now on would not reach the host's descriptor. The backend's
+    /// waker is written instead: the host wakes, dispatches once, and prepares afresh.
+    func resumeHostWaitAfterRun() {
+        waker.wake()
     }
 
     /// Ends the host wait in progress, if any: the loop is awake again.

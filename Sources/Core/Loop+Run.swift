@@ -64,6 +64,9 @@ extension Loop {
             return (true, state.runs.count == 1)
         }
         guard entered else { return .finished }
+        // H1: a run nested between a host's prepare and dispatch waits by itself meanwhile.
+        let suspendedHostWait = suspendHostWaitForRun()
+        defer { if suspendedHostWait { resumeHostWaitAfterRun() } }
 
         let enteredAt = Nanoseconds.now()
         if outermost { local.awakeSince = enteredAt }
