@@ -260,6 +260,38 @@ struct EmbeddingTests {
         #expect(ran.value == 1)
     }
 
+    @Test(
+        "a run nested between the host's prepare and its dispatch is the loop's current run, and work posted after it still reaches the host (H1)",
+        arguments: embeddableBackends)
+    func nestedRunBetweenPrepareAndDispatch(_ kind: BackendKind) async throws {
+        let nested = Loop.Mode("nested-in-host-wait")
+        let ran = AtomicInt()
+        let outcome = try await onLoopThread(kind) { loop in
+            let descriptor = try loop.hostDescriptor()
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: nested)
+            _ = loop.prepareForHost()
+            // A host callback runs the loop nested (GLib's sources may): that run sleeps and
+            // wakes by itself, so when it returns the loop no longer publishes the host's sleep.
+            let modeInRun = Lock<Loop.Mode?>(nil)
+            loop.perform(in: [nested]) { modeInRun.withLock { $0 = loop.currentMode } }
+            loop.run(nested, timeout: .milliseconds(1))
+            // Posted once the nested run has returned, before the host polls: nothing but the
+            // loop's own care can make the descriptor readable now.
+            let poster = try JoinableThread { loop.perform { _ = ran.increment() } }
+            let posted = poster.join()
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&entry, 1, PollHost.milliseconds(roundingUp: generousDeadline))
+            let result = loop.dispatchForHost()
+            return (modeInRun.withLock { $0 }, posted, polled, result)
+        }
+        #expect(outcome.0 == nested)
+        #expect(outcome.1)
+        #expect(outcome.2 == 1, "the host's descriptor did not become readable")
+        #expect(outcome.3 == .timedOut)
+        #expect(ran.value == 1)
+    }
+
     @Test("preparing twice without a dispatch loses nothing", arguments: embeddableBackends)
     func prepareTwice(_ kind: BackendKind) async throws {
         let ran = AtomicInt()
