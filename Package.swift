@@ -92,12 +92,18 @@ let package = Package(
             path: "Sources/BackendLibevent"
         ),
         .target(
+            name: "RunLoopGLib",
+            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport"],
+            path: "Sources/BackendGLib"
+        ),
+        .target(
             name: "RunLoopKit",
             dependencies: [
                 "RunLoopCore",
                 .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
                 .target(name: "RunLoopURing", condition: .when(traits: ["URing"])),
                 .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
+                .target(name: "RunLoopGLib", condition: .when(traits: ["GLib"])),
             ],
             path: "Sources/RunLoopKit"
         ),

@@ -245,6 +245,13 @@ public protocol Backend: AnyObject {
     /// touch what ``register(_:token:interest:)`` and ``unregister(_:token:)`` change, which
     /// another thread may call meanwhile. The default runs nothing.
     func dispatchOwnSources() -> Bool
+
+    /// Whether the last ``wait(timeout:into:)`` found sources of the backend's own ready to
+    /// dispatch. Core ends its sleep when a wait returns with them and no descriptor event: a
+    /// wait that returns empty-handed is otherwise taken for an interrupted one and made again.
+    /// Only read when ``servesOwnSources`` is true, with the backend lock held; the default is
+    /// `false`.
+    var hasOwnSourcesReady: Bool { get }
 }
 
 /// Whether a host event loop (GLib's, libuv's, a `poll(2)` loop) can wait for a backend.
@@ -279,4 +286,7 @@ extension Backend {
 
     /// Nothing to run.
     public func dispatchOwnSources() -> Bool { false }
+
+    /// Nothing ready.
+    public var hasOwnSourcesReady: Bool { false }
 }

@@ -1,0 +1,131 @@
+#if GLib
+internal import CGLib
+import Glibc
+import RunLoopCore
+
+extension GLibBackend {
+    /// How long a wait lasts at most while another thread owns the context: it cannot see
+    /// GLib's wake-up descriptor then, so it looks again this often.
+    private static let foreignOwnerRecheck: Duration = .milliseconds(1)
+
+    /// Waits in `ppoll` over Core's descriptors and the context's, for Core's timeout (rounded up
+    /// to the nanosecond) or GLib's (whole milliseconds), whichever is sooner; reports Core's
+    /// ready descriptors and runs `g_main_context_check` so that ``dispatchOwnSources()`` can run
+    /// what is ready. No GLib callback runs here. A signal ends the wait early with nothing
+    /// reported.
+    ///
+    /// - Returns: whether a wake of the ``waker`` was consumed by this wait.
+    /// - Throws: `SystemError` when `ppoll` fails other than by `EINTR`.
+    @discardableResult
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+        events.removeAll(keepingCapacity: true)
+        dispatchPending = false
+        reportStrangers(into: &events)
+        if registrationsChanged { writeCoreDescriptors() }
+        let coreCount = registrations.count
+
+        let owned = g_main_context_acquire(context) != 0
+        var priority: Int32 = 0
+        var glibCount = 0
+        var glibTimeout: Duration? = owned ? nil : Self.foreignOwnerRecheck
+        if owned {
+            let ready = g_main_context_prepare(context, &priority) != 0
+            var milliseconds: Int32 = -1
+            glibCount = queryContext(priority: priority, after: coreCount, timeout: &milliseconds)
+            // A source ready in prepare (an idle callback) means: do not sleep.
+            glibTimeout = ready ? .zero : milliseconds >= 0 ? .milliseconds(milliseconds) : nil
+        }
+
+        // The sooner of the two (no array: a pass allocates nothing).
+        var wait = timeout
+        if let glibTimeout, wait.map({ glibTimeout < $0 }) ?? true { wait = glibTimeout }
+        // A pending wake, or a stranger already reported: poll, do not sleep.
+        if glibWaker.isPending || !events.isEmpty { wait = .zero }
+        let total = coreCount + glibCount
+        let count = pollSet.withUnsafeMutableBufferPointer { buffer in
+            if var spec = wait.map({ max(.zero, $0) })?.timespecRoundedUp {
+                return rlk_ppoll(buffer.baseAddress!, UInt(total), &spec)
+            }
+            return rlk_ppoll(buffer.baseAddress!, UInt(total), nil)
+        }
+        let code = currentErrno()
+        if count < 0 {
+            // Nothing was polled: GLib must see no readiness (EINTR), and then check all the same,
+            // since it was prepared; its timeouts may have come due.
+            for index in 0..<total { pollSet[index].revents = 0 }
+        } else if count > 0 {
+            collectCoreEvents(count: coreCount, into: &events)
+        }
+        if owned {
+            dispatchPending =
+                pollSet.withUnsafeMutableBufferPointer { buffer in
+                    g_main_context_check(context, priority, buffer.baseAddress! + coreCount, Int32(glibCount))
+                } != 0
+            g_main_context_release(context)
+        }
+        let woken = glibWaker.consume()
+        // Interrupted by a signal: return with nothing, so Core waits again for what is left.
+        if count < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
+        return woken
+    }
+
+    /// `g_main_context_query` into `pollSet` after Core's `coreCount` descriptors, growing it
+    /// until GLib's all fit; returns how many GLib gave.
+    private func queryContext(priority: Int32, after coreCount: Int, timeout: inout Int32) -> Int {
+        while true {
+            let room = pollSet.count - coreCount
+            let needed = pollSet.withUnsafeMutableBufferPointer { buffer in
+                Int(g_main_context_query(context, priority, &timeout, buffer.baseAddress! + coreCount, Int32(room)))
+            }
+            if needed <= room { return needed }
+            pollSet.append(contentsOf: repeatElement(GPollFD(), count: needed - room + 16))
+        }
+    }
+
+    /// Writes Core's descriptors at the front of `pollSet` (after registrations changed).
+    private func writeCoreDescriptors() {
+        if pollSet.count < registrations.count + 16 {
+            pollSet.append(contentsOf: repeatElement(GPollFD(), count: registrations.count + 16 - pollSet.count))
+        }
+        for (index, registration) in registrations.enumerated() {
+            pollSet[index].fd = registration.failed ? -1 : registration.descriptor
+            pollSet[index].events = UInt16(bitPattern: registration.pollEvents)
+        }
+        registrationsChanged = false
+    }
+
+    /// Reports, once and as an error, each registration reported last time whose descriptor no
+    /// longer names its file (closed behind Core's back, the number maybe reused): Core
+    /// recognises that misuse; the stranger is never polled for it.
+    private func reportStrangers(into events: inout [ReadyEvent]) {
+        for index in registrations.indices where registrations[index].reported {
+            registrations[index].reported = false
+            guard !registrations[index].failed, !registrations[index].namesRegisteredFile else { continue }
+            fail(index, into: &events)
+        }
+    }
+
+    /// Reports the ready ones of Core's descriptors (the front of `pollSet`).
+    private func collectCoreEvents(count: Int, into events: inout [ReadyEvent]) {
+        for index in 0..<count {
+            let revents = Int16(bitPattern: pollSet[index].revents)
+            guard revents != 0, !registrations[index].failed else { continue }
+            if revents & Int16(POLLNVAL) != 0 {
+                // Closed behind Core's back: polling the number again would report it forever.
+                fail(index, into: &events)
+                continue
+            }
+            let readiness = registrations[index].readiness(of: revents)
+            guard !readiness.isEmpty else { continue }
+            registrations[index].reported = true
+            events.append(ReadyEvent(token: registrations[index].token, readiness: readiness))
+        }
+    }
+
+    private func fail(_ index: Int, into events: inout [ReadyEvent]) {
+        registrations[index].failed = true
+        registrationsChanged = true
+        events.append(ReadyEvent(token: registrations[index].token, readiness: .error))
+    }
+}
+#endif
