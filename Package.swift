@@ -175,6 +175,8 @@ let package = Package(
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
                 "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
+                // The GLib backend's tests attach GLib sources to its context.
+                .target(name: "CGLib", condition: .when(traits: ["GLib"])),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -8,12 +8,10 @@ struct DescriptorRegistration {
     var token: Token
     var interest: Interest
     /// The file the descriptor named when registered (device, inode). `ppoll` watches numbers:
-    /// before polling a descriptor again after it was reported, the number must still name this
-    /// file, or a stranger that took it over (the user closed the descriptor without removing
-    /// its source) would be reported under this registration's token.
+    /// before a readiness is reported, the number must still name this file, or a stranger
+    /// that took it over (the user closed the descriptor without removing its source) would be
+    /// reported under this registration's token.
     var file: (device: UInt64, inode: UInt64)
-    /// Reported in the last wait: the next wait re-checks the file first.
-    var reported = false
     /// Closed or taken over: reported once as an error, never polled again.
     var failed = false
 

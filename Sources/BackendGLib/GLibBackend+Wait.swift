@@ -20,7 +20,7 @@ extension GLibBackend {
     public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
         events.removeAll(keepingCapacity: true)
         dispatchPending = false
-        reportStrangers(into: &events)
+        glibWoke = false
         if registrationsChanged { writeCoreDescriptors() }
         let coreCount = registrations.count
 
@@ -39,8 +39,8 @@ extension GLibBackend {
         // The sooner of the two (no array: a pass allocates nothing).
         var wait = timeout
         if let glibTimeout, wait.map({ glibTimeout < $0 }) ?? true { wait = glibTimeout }
-        // A pending wake, or a stranger already reported: poll, do not sleep.
-        if glibWaker.isPending || !events.isEmpty { wait = .zero }
+        // A pending wake: poll, do not sleep.
+        if glibWaker.isPending { wait = .zero }
         let total = coreCount + glibCount
         let count = pollSet.withUnsafeMutableBufferPointer { buffer in
             if var spec = wait.map({ max(.zero, $0) })?.timespecRoundedUp {
@@ -55,6 +55,16 @@ extension GLibBackend {
             for index in 0..<total { pollSet[index].revents = 0 }
         } else if count > 0 {
             collectCoreEvents(count: coreCount, into: &events)
+        }
+        // A GLib descriptor ready ends the loop's sleep even when no source is: GLib's own wake-up
+        // (`g_main_context_wakeup` from GLib code, a source attached from another thread) asks
+        // the context's loop for an iteration, which here is a pass.
+        glibWoke = false
+        if count > 0 {
+            for index in coreCount..<total where pollSet[index].revents != 0 {
+                glibWoke = true
+                break
+            }
         }
         if owned {
             dispatchPending =
@@ -94,17 +104,6 @@ extension GLibBackend {
         registrationsChanged = false
     }
 
-    /// Reports, once and as an error, each registration reported last time whose descriptor no
-    /// longer names its file (closed behind Core's back, the number maybe reused): Core
-    /// recognises that misuse; the stranger is never polled for it.
-    private func reportStrangers(into events: inout [ReadyEvent]) {
-        for index in registrations.indices where registrations[index].reported {
-            registrations[index].reported = false
-            guard !registrations[index].failed, !registrations[index].namesRegisteredFile else { continue }
-            fail(index, into: &events)
-        }
-    }
-
     /// Reports the ready ones of Core's descriptors (the front of `pollSet`).
     private func collectCoreEvents(count: Int, into events: inout [ReadyEvent]) {
         for index in 0..<count {
@@ -117,7 +116,13 @@ extension GLibBackend {
             }
             let readiness = registrations[index].readiness(of: revents)
             guard !readiness.isEmpty else { continue }
-            registrations[index].reported = true
+            // ppoll watches numbers: one closed behind Core's back and reused names a stranger,
+            // which must never be reported under this token. Reported once as an error, which
+            // Core recognises as that misuse; never polled again.
+            guard registrations[index].namesRegisteredFile else {
+                fail(index, into: &events)
+                continue
+            }
             events.append(ReadyEvent(token: registrations[index].token, readiness: readiness))
         }
     }

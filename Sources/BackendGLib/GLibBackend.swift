@@ -3,6 +3,7 @@ internal import CGLib
 internal import CRunLoopSupport
 import Glibc
 import RunLoopCore
+import Synchronization
 
 /// The GLib backend: a loop that serves RunLoopKit's descriptors, timers and wakes **and** every
 /// GLib source attached to a `GMainContext` (timeouts, idle callbacks, fd watches, a GTK
@@ -74,15 +75,45 @@ public final class GLibBackend: Backend {
     /// What `ppoll` waits on: Core's descriptors first, then GLib's (`GPollFD` has the layout
     /// of `struct pollfd` on Linux; GLib itself passes one for the other).
     var pollSet: [GPollFD] = Array(repeating: GPollFD(), count: 64)
+    /// Core's descriptors as the next `ppoll` gets them, readable from any thread: for tests that
+    /// check what the backend watches without trusting Core's bookkeeping (with epoll they read
+    /// the kernel's interest set; a `ppoll` set exists in the kernel only while a wait lasts).
+    /// Updated by register and unregister only, never by a pass; emptied when the backend goes.
+    package let watchedDescriptors = WatchedDescriptors()
     /// The last wait's `g_main_context_check` found sources ready: `dispatchOwnSources()` runs
     /// them.
     var dispatchPending = false
+    /// One of GLib's descriptors was ready in the last wait.
+    var glibWoke = false
 
     /// Creates a backend over a fresh `GMainContext` of its own.
-    public convenience init() {
-        let context = g_main_context_new()!
+    ///
+    /// - Throws: `BackendError.unavailable` when the process is out of descriptors (the
+    ///   context needs one for its wake-up).
+    public convenience init() throws {
+        let context = try Self.makingContext { g_main_context_new() }
         self.init(context: context)
         g_main_context_unref(context)
+    }
+
+    /// Runs `make` (which creates a `GMainContext`) once a descriptor is known to be free.
+    ///
+    /// GLib gives up on the whole process (`g_error`, an abort) when it cannot open the
+    /// descriptor of a new context's wake-up; so one is opened here first and closed just
+    /// before: running out of descriptors becomes an error the caller can handle. (Another
+    /// thread opening one in between can still take it; the window is as small as it can be
+    /// made from outside GLib.)
+    static func makingContext(_ make: () -> OpaquePointer?) throws -> OpaquePointer {
+        do {
+            let reserved = try EventCounter()
+            reserved.close()
+        } catch {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: error.errno)))
+        }
+        guard let context = make() else {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: ENOMEM)))
+        }
+        return context
     }
 
     /// Creates a backend over `context` (a `GMainContext *`), which it references until it is
@@ -96,7 +127,10 @@ public final class GLibBackend: Backend {
         glibWaker = GLibWaker(context: context)
     }
 
-    deinit { g_main_context_unref(context) }
+    deinit {
+        watchedDescriptors.set([])
+        g_main_context_unref(context)
+    }
 
     /// A factory for loops whose backend serves `context` (a `GMainContext *`), for
     /// `Loop.current(creatingWith:)` or `LoopThread(name:backend:)`; the factory references the
@@ -110,7 +144,11 @@ public final class GLibBackend: Backend {
     /// context, every other loop's a fresh context.
     public static var builtInFactory: BackendFactory {
         BackendFactory(
-            kind: .glib, make: { GLibBackend() }, makeForMainLoop: { GLibBackend(context: g_main_context_default()) })
+            kind: .glib, make: { try GLibBackend() },
+            makeForMainLoop: {
+                // GLib creates the default context on first use, with its wake-up descriptor.
+                GLibBackend(context: try makingContext { g_main_context_default() })
+            })
     }
 
     // MARK: - Registrations
@@ -136,6 +174,7 @@ public final class GLibBackend: Backend {
             DescriptorRegistration(
                 descriptor: descriptor, token: token, interest: interest, file: (file.device, file.inode)))
         registrationsChanged = true
+        watchedDescriptors.set(registrations.map(\.descriptor))
     }
 
     /// Changes a registered descriptor's interest and token.
@@ -158,12 +197,16 @@ public final class GLibBackend: Backend {
             indexByDescriptor[last.descriptor] = index
         }
         registrationsChanged = true
+        watchedDescriptors.set(registrations.map(\.descriptor))
     }
 
     // MARK: - GLib's sources
 
-    /// Whether the last wait's `g_main_context_check` found GLib sources ready.
-    public var hasOwnSourcesReady: Bool { dispatchPending }
+    /// Whether the last wait ended for GLib's sake: its `g_main_context_check` found sources
+    /// ready, or one of GLib's descriptors was ready (its wake-up, written by
+    /// `g_main_context_wakeup` or by a source attached from another thread, asks for an
+    /// iteration: the loop makes a pass).
+    public var hasOwnSourcesReady: Bool { dispatchPending || glibWoke }
 
     /// Runs the callbacks of the GLib sources the last wait found ready
     /// (`g_main_context_dispatch`, with the context acquired); returns whether there were any.
@@ -180,6 +223,14 @@ public final class GLibBackend: Backend {
         g_main_context_release(context)
         return true
     }
+}
+
+/// The descriptors a GLib backend watches, shared with tests (see
+/// `GLibBackend.watchedDescriptors`); it does not keep the backend alive.
+package final class WatchedDescriptors: Sendable {
+    private let descriptors = Mutex<[Int32]>([])
+    package var current: [Int32] { descriptors.withLock { $0 } }
+    func set(_ new: [Int32]) { descriptors.withLock { $0 = new } }
 }
 
 /// A `GMainContext` referenced while a factory exists, so that the factory can be `Sendable`

@@ -246,9 +246,10 @@ public protocol Backend: AnyObject {
     /// another thread may call meanwhile. The default runs nothing.
     func dispatchOwnSources() -> Bool
 
-    /// Whether the last ``wait(timeout:into:)`` found sources of the backend's own ready to
-    /// dispatch. Core ends its sleep when a wait returns with them and no descriptor event: a
-    /// wait that returns empty-handed is otherwise taken for an interrupted one and made again.
+    /// Whether the last ``wait(timeout:into:)`` ended for the backend's own sources: found some
+    /// ready to dispatch, or the library woke its loop (GLib's `g_main_context_wakeup`). Core
+    /// ends its sleep when a wait returns so with no descriptor event: a wait that returns
+    /// empty-handed is otherwise taken for an interrupted one and made again.
     /// Only read when ``servesOwnSources`` is true, with the backend lock held; the default is
     /// `false`.
     var hasOwnSourcesReady: Bool { get }
