@@ -136,7 +136,11 @@ let package = Package(
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
             name: "MainLoopFixture",
-            dependencies: ["RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log"),
+                // The GLib scenario attaches sources to GLib's default context.
+                .target(name: "CGLib", condition: .when(traits: ["GLib"])),
+            ],
             path: "Tests/MainLoopFixture"),
         // Programs whose main actor runs on the main loop through LoopExecutorFactory, sharing one
         // async body that checks where each await resumes: an async main built with the flag that

@@ -105,8 +105,8 @@ public protocol BackendWaker: Sendable {
 /// woken from another thread.
 ///
 /// Everything else (modes, timers, ordering, observers, which descriptors to watch and when)
-/// lives in Core. RunLoopKit ships three backends (`EpollBackend`, `URingBackend`,
-/// `LibeventBackend`); this protocol is public so that a backend can also be written outside
+/// lives in Core. RunLoopKit ships four backends (`EpollBackend`, `URingBackend`,
+/// `LibeventBackend`, `GLibBackend`); this protocol is public so that a backend can also be written outside
 /// RunLoopKit and a ``Loop`` run on it: give Core a ``BackendFactory`` for it, through
 /// ``Loop/current(creatingWith:)``, ``Loop/main(creatingWith:)`` or
 /// `LoopThread(name:backend:)`. The `RunLoopKitBackendConformance` library checks a backend

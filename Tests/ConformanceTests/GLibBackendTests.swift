@@ -200,19 +200,78 @@ struct GLibBackendTests {
                 return true
             }
             // Instants that a millisecond's rounding would miss, either way.
+            let fired = Trace()
             for offset in [1, 150, 999, 1_001, 2_500].map(Duration.microseconds) {
                 let due = ContinuousClock.now + offset + .nanoseconds(1)
                 let timer = try Loop.Timer(fireAt: due) { _ in
                     let now = ContinuousClock.now
+                    fired("\(offset)")
                     if now < due { early("\(offset) fired \(due - now) early") }
                 }
                 loop.add(timer, to: .default)
-                loop.run(.default, timeout: generousDeadline, returnAfterSourceHandled: false)
+                // The timer is the mode's only item: the run finishes once it fired.
+                let result = loop.run(.default, timeout: generousDeadline)
+                if result != .finished { early("the run for \(offset) ended \(result)") }
             }
+            if fired.count != 5 { early("only \(fired.all) fired") }
             if glibRuns == 0 { early("GLib's timeout never ran") }
             return early.all
         }
         #expect(early == [])
+    }
+
+    @Test("Loop.main on GLib serves GLib's default context with DispatchQueue.main and @MainActor, on the main thread")
+    func mainLoopServesDefaultContext() throws {
+        #expect(
+            try runMainLoopFixture(.glib, "glib-default-context") == [
+                "glib idle, main thread", "main queue block, main thread", "glib timeout, main thread",
+                "main actor task, main thread", "run: stopped",
+            ])
+    }
+
+    @Test(
+        "stress: GLib sources attached from four threads while the loop sleeps and wakes, with perform and wakeUp: each runs once, none lost"
+    )
+    func crossThreadStress() async throws {
+        let perThread = scaled(2_000, minimum: 50)
+        let threads = 4
+        let (idles, performs) = try await onLoopThread(.glib) { loop -> (Int, Int) in
+            let context = glibContext(of: loop)
+            let idles = AtomicInt()
+            let performs = AtomicInt()
+            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
+            loop.add(keepAlive, to: .default)
+            defer { keepAlive.invalidate() }
+            let total = threads * perThread
+            @Sendable func finishIfDone() {
+                if idles.value == total, performs.value == total { loop.stop() }
+            }
+            for thread in 0..<threads {
+                try spawnThread {
+                    for index in 0..<perThread {
+                        // Aimed at the wake's window: sources attached, GLib wake-ups and
+                        // RunLoopKit wakes from other threads while the loop goes to sleep.
+                        glibIdle(on: context) {
+                            _ = idles.increment()
+                            finishIfDone()
+                            return false
+                        }
+                        loop.perform {
+                            _ = performs.increment()
+                            finishIfDone()
+                        }
+                        if index.isMultiple(of: 3) { glibWakeUp(context) }
+                        if (index + thread).isMultiple(of: 5) { loop.wakeUp() }
+                        if index.isMultiple(of: 64) { sched_yield() }
+                    }
+                }
+            }
+            let result = loop.run(.default, timeout: generousDeadline)
+            #expect(result == .stopped)
+            return (idles.value, performs.value)
+        }
+        #expect(idles == threads * perThread)
+        #expect(performs == threads * perThread)
     }
 
     @Test("a third-party backend named glib is a kind of its own, not RunLoopKit's glib")
