@@ -42,6 +42,9 @@ extension GLibBackend {
         // A pending wake: poll, do not sleep.
         if glibWaker.isPending { wait = .zero }
         let total = coreCount + glibCount
+        // Writes of the waker made before the poll landed before it: the poll sees them, and
+        // check drains them.
+        let writesBeforePoll = glibWaker.writesMade
         let count = pollSet.withUnsafeMutableBufferPointer { buffer in
             if var spec = wait.map({ max(.zero, $0) })?.timespecRoundedUp {
                 return rlk_ppoll(buffer.baseAddress!, UInt(total), &spec)
@@ -56,13 +59,10 @@ extension GLibBackend {
         } else if count > 0 {
             collectCoreEvents(count: coreCount, into: &events)
         }
-        // A GLib descriptor ready ends the loop's sleep even when no source is: GLib's own wake-up
-        // (`g_main_context_wakeup` from GLib code, a source attached from another thread) asks
-        // the context's loop for an iteration, which here is a pass.
-        glibWoke = false
+        var glibReady = false
         if count > 0 {
             for index in coreCount..<total where pollSet[index].revents != 0 {
-                glibWoke = true
+                glibReady = true
                 break
             }
         }
@@ -74,6 +74,16 @@ extension GLibBackend {
             g_main_context_release(context)
         }
         let woken = glibWaker.consume()
+        // A GLib descriptor ready ends the loop's sleep even when no source is: GLib's own wake-up
+        // (`g_main_context_wakeup` from GLib code) asks the context's loop for an iteration,
+        // which here is a pass. Unless the readiness may be this waker's own: a wake consumed
+        // now, one under way, or one whose write was made since the last wait polled GLib's
+        // wake-up (made after the last wait's poll, it may have landed too late for it, after the
+        // wake was consumed: Core then waits again, as on every backend). A GLib wake-up that coincides with one of ours is merged with it;
+        // a source it was for is found ready by check all the same.
+        glibWoke =
+            glibReady && !woken && !glibWaker.hasWakeUnderWay && glibWaker.writesMade == writesBeforeLastPoll
+        writesBeforeLastPoll = writesBeforePoll
         // Interrupted by a signal: return with nothing, so Core waits again for what is left.
         if count < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
         return woken

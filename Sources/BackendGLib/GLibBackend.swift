@@ -83,8 +83,11 @@ public final class GLibBackend: Backend {
     /// The last wait's `g_main_context_check` found sources ready: `dispatchOwnSources()` runs
     /// them.
     var dispatchPending = false
-    /// One of GLib's descriptors was ready in the last wait.
+    /// One of GLib's descriptors was ready in the last wait, not for this backend's waker.
     var glibWoke = false
+    /// How many writes of GLib's wake-up descriptor the waker had made before the last wait's
+    /// poll: one made since may make the next wait find it readable for the waker's sake.
+    var writesBeforeLastPoll = 0
 
     /// Creates a backend over a fresh `GMainContext` of its own.
     ///

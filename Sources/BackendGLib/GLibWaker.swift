@@ -29,9 +29,26 @@ final class GLibWaker: BackendWaker, @unchecked Sendable {
     /// Makes the current or next wait return. Only the first wake since the last wait consumed
     /// one writes GLib's wake-up descriptor.
     func wake() {
-        guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        g_main_context_wakeup(context)
+        // Counted under way before the decision, so that a wait that consumes this wake sees it
+        // under way until its write is done and counted.
+        writesUnderWay.add(1, ordering: .sequentiallyConsistent)
+        if !pending.exchange(true, ordering: .sequentiallyConsistent) {
+            g_main_context_wakeup(context)
+            writesDone.add(1, ordering: .sequentiallyConsistent)
+        }
+        writesUnderWay.subtract(1, ordering: .sequentiallyConsistent)
     }
+
+    /// Wakes between their start and the end of their write (or of their decision not to).
+    private let writesUnderWay = Atomic<Int>(0)
+    /// Writes of GLib's wake-up descriptor this waker made.
+    private let writesDone = Atomic<Int>(0)
+
+    /// How many writes this waker made so far.
+    var writesMade: Int { writesDone.load(ordering: .sequentiallyConsistent) }
+
+    /// Whether a wake is under way: its write may still land.
+    var hasWakeUnderWay: Bool { writesUnderWay.load(ordering: .sequentiallyConsistent) > 0 }
 
     /// Whether a wake is pending: the wait then polls instead of sleeping.
     var isPending: Bool { pending.load(ordering: .sequentiallyConsistent) }
