@@ -33,6 +33,10 @@ import Synchronization
 /// - The waker is `g_main_context_wakeup`, safe from any thread; GLib wakes the context
 ///   itself when another thread attaches a source to it.
 ///
+/// A run's mode with no RunLoopKit item is empty, and the run returns at once, whatever GLib
+/// sources the context holds: to run for GLib's sources alone, keep something in the mode (a
+/// port, or a timer far away).
+///
 /// The loop's thread owns the context while it waits and dispatches (`g_main_context_acquire`).
 /// While another thread owns it (one running `g_main_loop_run` on the same context), the loop
 /// cannot serve GLib's sources: it waits for its own descriptors and timers only, a millisecond
