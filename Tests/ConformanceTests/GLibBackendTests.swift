@@ -274,6 +274,31 @@ struct GLibBackendTests {
         #expect(performs == threads * perThread)
     }
 
+    @Test(
+        "a LoopThread on a context the user gives (GLibBackend.factory(context:)) serves GLib sources attached to it from another thread"
+    )
+    func givenContext() throws {
+        let context = makeGLibContext()
+        defer { releaseGLibContext(context) }
+        let thread = try LoopThread(name: "glib-given", backend: GLibBackend.factory(context: context.pointer))
+        defer { thread.stop() }
+        let ran = Latch()
+        let ranOnLoop = Lock<Bool?>(nil)
+        glibIdle(on: context) {
+            ranOnLoop.withLock { $0 = Loop.currentIfCreated === thread.loop }
+            ran.open()
+            return false
+        }
+        #expect(ran.wait(for: generousDeadline))
+        #expect(ranOnLoop.withLock { $0 } == true)
+        let same = Lock<Bool?>(nil)
+        #expect(
+            thread.perform(waitUntilDone: true) {
+                same.withLock { $0 = glibContext(of: thread.loop).pointer == context.pointer }
+            })
+        #expect(same.withLock { $0 } == true)
+    }
+
     @Test("a third-party backend named glib is a kind of its own, not RunLoopKit's glib")
     func thirdPartyNamedGLib() async throws {
         let thirdParty = BackendKind(name: "glib")

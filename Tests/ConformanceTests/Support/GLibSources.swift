@@ -83,3 +83,15 @@ func glibWakeUp(_ context: GLibContext) {
     g_main_context_wakeup(context.pointer)
 }
 #endif
+
+#if GLib
+/// A new `GMainContext` of the test's own; release it with ``releaseGLibContext(_:)``.
+func makeGLibContext() -> GLibContext {
+    GLibContext(pointer: g_main_context_new())
+}
+
+/// Drops the test's reference to a context made by ``makeGLibContext()``.
+func releaseGLibContext(_ context: GLibContext) {
+    g_main_context_unref(context.pointer)
+}
+#endif
