@@ -36,7 +36,9 @@ extension GLibBackend {
             glibTimeout = ready ? .zero : milliseconds >= 0 ? .milliseconds(milliseconds) : nil
         }
 
-        // The sooner of the two (no array: a pass allocates nothing).
+        // The sooner of the two (no array: a pass allocates nothing). Core's is waited to the
+        // nanosecond, rounded up, so RunLoopKit's timers are never early nor a millisecond late
+        // (the contract's T8); GLib's own are whole milliseconds, as GLib computes them.
         var wait = timeout
         if let glibTimeout, wait.map({ glibTimeout < $0 }) ?? true { wait = glibTimeout }
         // A pending wake: poll, do not sleep.
@@ -124,9 +126,11 @@ extension GLibBackend {
                 fail(index, into: &events)
                 continue
             }
+            // Level-triggered (D2): every wait polls every descriptor afresh; hang-ups and errors
+            // are reported whatever the interest (D3).
             let readiness = registrations[index].readiness(of: revents)
             guard !readiness.isEmpty else { continue }
-            // ppoll watches numbers: one closed behind Core's back and reused names a stranger,
+            // ppoll watches numbers (D8): one closed behind Core's back and reused names a stranger,
             // which must never be reported under this token. Reported once as an error, which
             // Core recognises as that misuse; never polled again.
             guard registrations[index].namesRegisteredFile else {

@@ -26,8 +26,8 @@ final class GLibWaker: BackendWaker, @unchecked Sendable {
 
     deinit { g_main_context_unref(context) }
 
-    /// Makes the current or next wait return. Only the first wake since the last wait consumed
-    /// one writes GLib's wake-up descriptor.
+    /// Makes the current or next wait return (the contract's W2: a sleeping loop is woken).
+    /// Only the first wake since the last wait consumed one writes GLib's wake-up descriptor.
     func wake() {
         // Counted under way before the decision, so that a wait that consumes this wake sees it
         // under way until its write is done and counted.
