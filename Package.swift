@@ -96,12 +96,18 @@ let package = Package(
             path: "Sources/BackendLibevent"
         ),
         .target(
+            name: "RunLoopGLib",
+            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport"],
+            path: "Sources/BackendGLib"
+        ),
+        .target(
             name: "RunLoopKit",
             dependencies: [
                 "RunLoopCore",
                 .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
                 .target(name: "RunLoopURing", condition: .when(traits: ["URing"])),
                 .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
+                .target(name: "RunLoopGLib", condition: .when(traits: ["GLib"])),
             ],
             path: "Sources/RunLoopKit"
         ),
@@ -139,7 +145,11 @@ let package = Package(
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
             name: "MainLoopFixture",
-            dependencies: ["RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "RunLoopKit", "CTestSupport", .product(name: "Logging", package: "swift-log"),
+                // The GLib scenario attaches sources to GLib's default context.
+                .target(name: "CGLib", condition: .when(traits: ["GLib"])),
+            ],
             path: "Tests/MainLoopFixture"),
         // Programs whose main actor runs on the main loop through LoopExecutorFactory, sharing one
         // async body that checks where each await resumes: an async main built with the flag that
@@ -178,6 +188,8 @@ let package = Package(
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
                 "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
+                // The GLib backend's tests attach GLib sources to its context.
+                .target(name: "CGLib", condition: .when(traits: ["GLib"])),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

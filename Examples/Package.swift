@@ -5,8 +5,8 @@
 //   swift run --package-path Examples observer-activities
 //
 // The backend traits are passed through to RunLoopKit: `Epoll` by default (no C library
-// needed); `--traits Epoll,URing,Libevent` builds all three, so that `tour uring` and
-// `tour libevent` can run.
+// needed); `--traits Epoll,URing,Libevent,GLib` builds all four, so that `tour uring`,
+// `tour libevent` and `tour glib` can run.
 import PackageDescription
 
 let package = Package(
@@ -31,6 +31,7 @@ let package = Package(
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
         .trait(name: "URing", description: "Build RunLoopKit with its io_uring backend (Debian: liburing-dev)."),
         .trait(name: "Libevent", description: "Build RunLoopKit with its libevent backend (Debian: libevent-dev)."),
+        .trait(name: "GLib", description: "Build RunLoopKit with its GLib backend (Debian: libglib2.0-dev)."),
         .default(enabledTraits: ["Epoll"]),
     ],
     dependencies: [
@@ -41,6 +42,7 @@ let package = Package(
                 .trait(name: "Epoll", condition: .when(traits: ["Epoll"])),
                 .trait(name: "URing", condition: .when(traits: ["URing"])),
                 .trait(name: "Libevent", condition: .when(traits: ["Libevent"])),
+                .trait(name: "GLib", condition: .when(traits: ["GLib"])),
             ]
         ),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

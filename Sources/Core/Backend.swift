@@ -105,8 +105,8 @@ public protocol BackendWaker: Sendable {
 /// woken from another thread.
 ///
 /// Everything else (modes, timers, ordering, observers, which descriptors to watch and when)
-/// lives in Core. RunLoopKit ships three backends (`EpollBackend`, `URingBackend`,
-/// `LibeventBackend`); this protocol is public so that a backend can also be written outside
+/// lives in Core. RunLoopKit ships four backends (`EpollBackend`, `URingBackend`,
+/// `LibeventBackend`, `GLibBackend`); this protocol is public so that a backend can also be written outside
 /// RunLoopKit and a ``Loop`` run on it: give Core a ``BackendFactory`` for it, through
 /// ``Loop/current(creatingWith:)``, ``Loop/main(creatingWith:)`` or
 /// `LoopThread(name:backend:)`. The `RunLoopKitBackendConformance` library checks a backend
@@ -245,6 +245,14 @@ public protocol Backend: AnyObject {
     /// touch what ``register(_:token:interest:)`` and ``unregister(_:token:)`` change, which
     /// another thread may call meanwhile. The default runs nothing.
     func dispatchOwnSources() -> Bool
+
+    /// Whether the last ``wait(timeout:into:)`` ended for the backend's own sources: found some
+    /// ready to dispatch, or the library woke its loop (GLib's `g_main_context_wakeup`). Core
+    /// ends its sleep when a wait returns so with no descriptor event: a wait that returns
+    /// empty-handed is otherwise taken for an interrupted one and made again.
+    /// Only read when ``servesOwnSources`` is true, with the backend lock held; the default is
+    /// `false`.
+    var hasOwnSourcesReady: Bool { get }
 }
 
 /// Whether a host event loop (GLib's, libuv's, a `poll(2)` loop) can wait for a backend.
@@ -279,4 +287,7 @@ extension Backend {
 
     /// Nothing to run.
     public func dispatchOwnSources() -> Bool { false }
+
+    /// Nothing ready.
+    public var hasOwnSourcesReady: Bool { false }
 }

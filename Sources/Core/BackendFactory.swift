@@ -15,11 +15,28 @@ public struct BackendFactory: Sendable {
     /// Creates a backend; throws ``BackendError/unavailable(_:_:)`` when it cannot start. Called
     /// once per loop, on the thread that creates the loop (any thread, for the main loop).
     public let make: @Sendable () throws -> any Backend
+    /// Creates the main loop's backend, when it differs from `make`'s (the GLib backend's waits
+    /// on GLib's global default context for the main loop, on a fresh context otherwise); `nil`
+    /// when `make` serves the main loop too.
+    public let makeForMainLoop: (@Sendable () throws -> any Backend)?
 
     /// Creates a factory for `kind`; every backend `make` returns must report that kind (one
     /// that does not is refused with ``BackendError/kindMismatch(existing:requested:)``).
     public init(kind: BackendKind, make: @escaping @Sendable () throws -> any Backend) {
         self.kind = kind
         self.make = make
+        self.makeForMainLoop = nil
+    }
+
+    /// Creates a factory for `kind` whose main loop's backend is made by `makeForMainLoop`, and
+    /// every other loop's by `make` (called from any thread when the main loop is created off the
+    /// main thread, so the choice cannot rest on the calling thread).
+    public init(
+        kind: BackendKind, make: @escaping @Sendable () throws -> any Backend,
+        makeForMainLoop: @escaping @Sendable () throws -> any Backend
+    ) {
+        self.kind = kind
+        self.make = make
+        self.makeForMainLoop = makeForMainLoop
     }
 }

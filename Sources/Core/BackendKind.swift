@@ -1,18 +1,38 @@
 /// Which backend a loop waits on: one of RunLoopKit's own, or a backend written elsewhere.
 ///
-/// RunLoopKit's backends are `epoll`, `uring` and `libevent`; only those this build
-/// includes exist (pick them at build time with the package traits `Epoll` (default), `URing`
-/// and `Libevent`), and ``allCases`` lists them. A backend written outside RunLoopKit names
-/// itself with ``init(name:)`` and returns that kind from ``Backend/kind``; two kinds are the
-/// same kind when their names are equal.
+/// RunLoopKit's backends are `epoll`, `uring`, `libevent` and `glib`; only those this build
+/// includes exist (pick them at build time with the package traits `Epoll` (default), `URing`,
+/// `Libevent` and `GLib`), and ``allCases`` lists them. A backend written outside RunLoopKit
+/// names itself with ``init(name:)`` and returns that kind from ``Backend/kind``; two
+/// third-party kinds are the same kind when their names are equal.
+///
+/// ## A third-party backend named `glib`
+///
+/// `glib` became a built-in name after third-party backends could take it. Such a backend keeps
+/// working unchanged: `BackendKind(name: "glib")` is still accepted, and makes a third-party kind
+/// that is **not** ``glib``, RunLoopKit's own (a kind's origin takes part in equality, so the two
+/// never compare equal, even though both are named `glib`). A loop made with that backend's
+/// factory is a loop of the third-party kind; asking its thread for a loop of RunLoopKit's
+/// `glib` (or the other way round) is refused with ``BackendError/kindMismatch(existing:requested:)``,
+/// whose message tells the two apart. ``init(rawValue:)`` and ``allCases`` name only built-in
+/// kinds, so `BackendKind(rawValue: "glib")` is RunLoopKit's own. The names taken before
+/// (`epoll`, `uring`, `libevent`) are still refused by ``init(name:)``.
 ///
 /// A loop remembers its kind (``Loop/backend``): asking a thread for its loop with a factory
 /// of another kind is refused with ``BackendError/kindMismatch(existing:requested:)``.
 public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// The kind's name: `epoll`, `uring`, `libevent`, or a third-party backend's own.
+    /// The kind's name: `epoll`, `uring`, `libevent`, `glib`, or a third-party backend's own.
     public let name: String
 
-    /// The names RunLoopKit's own backends use, in every build; no other backend may take one.
+    /// Whether RunLoopKit made this kind (a built-in backend's, in this build or another) rather
+    /// than ``init(name:)``: part of the kind's identity, so that a third-party kind named like a
+    /// built-in name added later (`glib`) stays a kind of its own.
+    private let isRunLoopKits: Bool
+
+    /// The names RunLoopKit's own backends used before third-party backends could name
+    /// themselves; no other backend may take one. `glib`, added later, is not among them: a
+    /// third-party backend already named so keeps working (see "A third-party backend named
+    /// `glib`" above).
     private static let builtInNames: Set<String> = ["epoll", "uring", "libevent"]
 
     /// The kind of a backend written outside RunLoopKit.
@@ -30,10 +50,12 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
             !Self.builtInNames.contains(name),
             "BackendKind(name:): \"\(name)\" is the name of one of RunLoopKit's own backends; use BackendKind.\(name)")
         self.name = name
+        self.isRunLoopKits = false
     }
 
     private init(builtIn name: String) {
         self.name = name
+        self.isRunLoopKits = true
     }
 
     /// The name; the same as ``name`` (kept for code written when the kinds were an enum).
@@ -47,7 +69,7 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     }
 
     /// RunLoopKit's own backends that this build includes, in the order epoll, io_uring,
-    /// libevent; never a third-party kind.
+    /// libevent, GLib; never a third-party kind.
     public static let allCases: [BackendKind] = {
         var kinds: [BackendKind] = []
         #if Epoll
@@ -59,10 +81,14 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
         #if Libevent
         kinds.append(.libevent)
         #endif
+        #if GLib
+        kinds.append(.glib)
+        #endif
         return kinds
     }()
 
-    /// Whether this is one of RunLoopKit's own backends (one of ``allCases``).
+    /// Whether this is one of RunLoopKit's own backends (one of ``allCases``); `false` for a
+    /// third-party kind, even one named `glib`.
     public var isBuiltIn: Bool { Self.allCases.contains(self) }
 
     #if Epoll
@@ -77,14 +103,22 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     /// libevent 2.1 with a precise-timer `event_base`.
     public static let libevent = BackendKind(builtIn: "libevent")
     #endif
+    #if GLib
+    /// GLib 2.x: a `GMainContext`'s sources served by the loop, nanosecond waits in `ppoll`.
+    public static let glib = BackendKind(builtIn: "glib")
+    #endif
 
-    /// The kind's name: `epoll`, `uring`, `libevent`, or a third-party backend's own.
+    /// The kind's name: `epoll`, `uring`, `libevent`, `glib`, or a third-party backend's own.
     public var description: String { name }
+
+    /// The kind as messages name it when two kinds share a name: the name, and whose backend it
+    /// is (`glib (RunLoopKit's)`, `glib (third-party)`).
+    package var descriptionWithOrigin: String { "\(name) (\(isRunLoopKits ? "RunLoopKit's" : "third-party"))" }
 }
 
 extension BackendKind {
     /// The backend a loop gets when none is asked for: epoll when the build includes it,
-    /// otherwise io_uring, otherwise libevent.
+    /// otherwise io_uring, otherwise libevent, otherwise GLib.
     public static var `default`: BackendKind {
         #if Epoll
         .epoll
@@ -92,8 +126,10 @@ extension BackendKind {
         .uring
         #elseif Libevent
         .libevent
+        #elseif GLib
+        .glib
         #else
-        #error("RunLoopKit needs at least one backend trait: Epoll, URing or Libevent")
+        #error("RunLoopKit needs at least one backend trait: Epoll, URing, Libevent or GLib")
         #endif
     }
 }

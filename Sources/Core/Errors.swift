@@ -77,6 +77,9 @@ public enum BackendError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case let .notBuiltIn(kind):
             "\(kind) is not a backend built into RunLoopKit; create its loop with its own BackendFactory"
+        case let .kindMismatch(existing, requested) where existing.name == requested.name:
+            // Two kinds of one name: RunLoopKit's `glib` and a third-party backend named so.
+            "this thread already has a \(existing.descriptionWithOrigin) loop; cannot make it a \(requested.descriptionWithOrigin) loop"
         case let .kindMismatch(existing, requested):
             "this thread already has a \(existing) loop; cannot make it a \(requested) loop"
         case let .unavailable(kind, why):

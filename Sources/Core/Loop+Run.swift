@@ -422,6 +422,8 @@ extension Loop {
                 preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
             }
             guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
+            // The backend's own sources (GLib's) became ready: the pass dispatches them.
+            if backendServesOwnSources, backend.hasOwnSourcesReady { break }
             if let deadline = plan.deadline, now >= deadline { break }
         }
         guard let sleptAt else { return .polled }

@@ -50,7 +50,7 @@ extension Loop {
                 }
                 return main
             }
-            let loop = Loop(backend: try makeBackend(with: factory), isMain: true)
+            let loop = Loop(backend: try makeBackend(with: factory, forMainLoop: true), isMain: true)
             main = loop
             return loop
         }
@@ -58,8 +58,8 @@ extension Loop {
 
     /// A backend from `factory`; one of another kind than the factory names is refused with
     /// ``BackendError/kindMismatch(existing:requested:)`` (existing: the kind it made).
-    private static func makeBackend(with factory: BackendFactory) throws -> any Backend {
-        let backend = try factory.make()
+    private static func makeBackend(with factory: BackendFactory, forMainLoop: Bool = false) throws -> any Backend {
+        let backend = try (forMainLoop ? factory.makeForMainLoop ?? factory.make : factory.make)()
         guard backend.kind == factory.kind else {
             throw BackendError.kindMismatch(existing: backend.kind, requested: factory.kind)
         }

@@ -9,6 +9,9 @@ import RunLoopURing
 #if Libevent
 import RunLoopLibevent
 #endif
+#if GLib
+import RunLoopGLib
+#endif
 
 extension BackendKind {
     /// How to create a backend of this kind, for the built-in kinds (`allCases`).
@@ -34,6 +37,10 @@ extension BackendKind {
         #endif
         #if Libevent
         case .libevent: BackendFactory(kind: .libevent) { try LibeventBackend() }
+        #endif
+        #if GLib
+        // The main loop serves GLib's global default context; every other loop a fresh one.
+        case .glib: GLibBackend.builtInFactory
         #endif
         default: nil
         }

@@ -10,3 +10,6 @@
 #if Libevent
 @_exported import RunLoopLibevent
 #endif
+#if GLib
+@_exported import RunLoopGLib
+#endif

@@ -12,19 +12,8 @@ struct BadInputBackendTests {
     @Test("register(_:token:interest:) with a negative descriptor", arguments: backends)
     func registerNegative(_ backend: BackendKind) throws {
         let made = try backend.factory.make()
-        switch backend.rawValue {
-        case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) {
-                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
-            }
-        case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) {
-                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
-            }
-        default:
-            #expect(throws: SystemError("event_add", errno: EBADF)) {
-                try made.register(-1, token: Token(rawValue: 1), interest: .readable)
-            }
+        #expect(throws: SystemError(registrationOperation(backend), errno: EBADF)) {
+            try made.register(-1, token: Token(rawValue: 1), interest: .readable)
         }
     }
 
@@ -32,19 +21,8 @@ struct BadInputBackendTests {
     func registerClosed(_ backend: BackendKind) throws {
         let made = try backend.factory.make()
         let closed: Int32 = 1_000_000
-        switch backend.rawValue {
-        case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EBADF)) {
-                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
-            }
-        case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EBADF)) {
-                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
-            }
-        default:
-            #expect(throws: SystemError("event_add", errno: EBADF)) {
-                try made.register(closed, token: Token(rawValue: 1), interest: .readable)
-            }
+        #expect(throws: SystemError(registrationOperation(backend), errno: EBADF)) {
+            try made.register(closed, token: Token(rawValue: 1), interest: .readable)
         }
     }
 
@@ -54,19 +32,8 @@ struct BadInputBackendTests {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
-        switch backend.rawValue {
-        case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: EPERM)) {
-                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
-            }
-        case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: EPERM)) {
-                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
-            }
-        default:
-            #expect(throws: SystemError("event_add", errno: EPERM)) {
-                try made.register(fd, token: Token(rawValue: 1), interest: .readable)
-            }
+        #expect(throws: SystemError(registrationOperation(backend), errno: EPERM)) {
+            try made.register(fd, token: Token(rawValue: 1), interest: .readable)
         }
     }
 
@@ -76,7 +43,7 @@ struct BadInputBackendTests {
         let pipe = try Pipe()
         defer { pipe.close() }
         try made.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-        let operation = ["epoll": "epoll_ctl", "uring": "io_uring_prep_poll_add"][backend.rawValue] ?? "event_add"
+        let operation = registrationOperation(backend)
         #expect(throws: SystemError(operation, errno: EEXIST)) {
             try made.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
         }
@@ -88,19 +55,8 @@ struct BadInputBackendTests {
         let made = try backend.factory.make()
         let pipe = try Pipe()
         defer { pipe.close() }
-        switch backend.rawValue {
-        case "epoll":
-            #expect(throws: SystemError("epoll_ctl", errno: ENOENT)) {
-                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            }
-        case "uring":
-            #expect(throws: SystemError("io_uring_prep_poll_add", errno: ENOENT)) {
-                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            }
-        default:
-            #expect(throws: SystemError("event_add", errno: ENOENT)) {
-                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            }
+        #expect(throws: SystemError(registrationOperation(backend), errno: ENOENT)) {
+            try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
         }
     }
 

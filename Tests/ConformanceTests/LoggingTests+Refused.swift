@@ -35,7 +35,7 @@ struct RefusedDescriptorLoggingTests {
                 }
                 loop.add(source, to: .default)
                 loop.run(timeout: .zero)
-                let operation = backend.rawValue == "epoll" ? "epoll_ctl" : "event_add"
+                let operation = registrationOperation(backend)
                 let entries = handler.entries
                 let expected: Logger.Metadata = [
                     "report": "cannot-watch-descriptor", "loop": .string(loop.description),
@@ -69,7 +69,7 @@ struct RefusedDescriptorLoggingTests {
         arguments: backends.filter { $0.rawValue != "uring" })
     func refusedMainQueueRecord(_ backend: BackendKind) throws {
         let lines = try runMainLoopFixture(backend, "main-queue-refused")
-        let error = SystemError(backend.rawValue == "epoll" ? "epoll_ctl" : "event_add", errno: EPERM)
+        let error = SystemError(registrationOperation(backend), errno: EPERM)
         try #require(lines.count == 4, "\(lines)")
         #expect(lines[0] == "record error cannot watch the dispatch main queue: \(error)")
         // The descriptor is the dispatch main queue's eventfd, whatever its number.

@@ -75,7 +75,7 @@ struct SwiftSystemTests {
         }
         #expect(error?.errno == .badFileDescriptor)
         #expect(error?.errno.rawValue == EBADF)
-        let operation = ["epoll": "epoll_ctl", "uring": "io_uring_prep_poll_add"][backend.rawValue] ?? "event_add"
+        let operation = registrationOperation(backend)
         #expect(error?.operation == operation)
         #expect(error?.description == "\(operation) failed: Bad file descriptor (EBADF, errno 9)")
     }

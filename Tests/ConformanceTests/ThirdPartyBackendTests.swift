@@ -87,8 +87,12 @@ final class ForwardingBackend: Backend {
     /// How many waits the loop made; read through `Loop.withBackend`.
     let waits = Atomic<Int>(0)
 
-    init(_ inner: any Backend) {
+    /// `forwarding`, or the name a test gives (a third-party `glib`).
+    let kind: BackendKind
+
+    init(_ inner: any Backend, kind: BackendKind = ForwardingBackend.kind) {
         self.inner = inner
+        self.kind = kind
     }
 
     /// A factory of forwarding backends over `inner`'s.
@@ -96,7 +100,6 @@ final class ForwardingBackend: Backend {
         BackendFactory(kind: kind) { ForwardingBackend(try inner.factory.make()) }
     }
 
-    var kind: BackendKind { Self.kind }
     var waker: any BackendWaker { inner.waker }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
@@ -115,4 +118,9 @@ final class ForwardingBackend: Backend {
         waits.add(1, ordering: .relaxed)
         return try inner.wait(timeout: timeout, into: &events)
     }
+
+    // A wrapper forwards the optional hooks too: over the GLib backend, GLib's sources are served.
+    var servesOwnSources: Bool { inner.servesOwnSources }
+    func dispatchOwnSources() -> Bool { inner.dispatchOwnSources() }
+    var hasOwnSourcesReady: Bool { inner.hasOwnSourcesReady }
 }

@@ -109,6 +109,34 @@ case "readme":
     }
     trace("run: \(loop.run())")
 
+#if GLib
+case "glib-default-context":
+    // Loop.main on the GLib backend serves GLib's default context (sources attached with a NULL
+    // context, as g_idle_add and g_timeout_add do) beside DispatchQueue.main and @MainActor
+    // tasks, all on the main thread. A chain: each step is caused by the one before.
+    let mainThread = pthread_self()
+    @Sendable func onMain() -> String {
+        pthread_equal(pthread_self(), mainThread) != 0 ? "main thread" : "ANOTHER THREAD"
+    }
+    let keepAlive = try Loop.Timer(after: .seconds(60)) { _ in }
+    loop.add(keepAlive, to: .default)
+    addGLibIdle {
+        trace("glib idle, \(onMain())")
+        DispatchQueue.main.async {
+            trace("main queue block, \(onMain())")
+            addGLibTimeout(milliseconds: 1) {
+                trace("glib timeout, \(onMain())")
+                Task { @MainActor in
+                    trace("main actor task, \(onMain())")
+                    loop.stop()
+                }
+            }
+        }
+    }
+    trace("run: \(loop.run(timeout: .seconds(30)))")
+    keepAlive.invalidate()
+
+#endif
 case "sandbox-epoll_pwait2":
     // epoll_pwait2 answers EPERM: the loop waits with epoll_wait instead, timers still fire.
     loop.add(

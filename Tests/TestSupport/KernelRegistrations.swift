@@ -16,12 +16,22 @@ import RunLoopKit
 ///   (the waker posts completions with `MSG_RING` and has no poll). The ring's descriptor
 ///   comes from the backend. A poll request also holds a reference to its file, so the peer
 ///   of a socket whose poll was left behind never sees end of file: tests check that too.
+/// - GLib: its backend hands the kernel its descriptors only for the length of one `ppoll`
+///   (which holds a reference to each file until it returns; Core removes a descriptor only
+///   between waits, waking the loop first), so there is no kernel set to read between waits.
+///   What is read instead is the set the backend hands `ppoll` on every wait
+///   (`GLibBackend.watchedDescriptors`, kept by its register and unregister). The tests that
+///   close a removed socket and check its peer sees end of file check the kernel's side.
 ///
 /// Found on the loop's thread (``find(for:)``); read from any thread (``registrations()``).
 public struct KernelRegistrations: Sendable, CustomStringConvertible {
     private enum Place: Sendable {
         case epoll(instance: Int32, waker: Int32, wakerData: UInt64?, timerfd: Bool)
         case ring(Int32)
+        /// The GLib backend's `ppoll` set.
+        #if GLib
+        case pollSet(WatchedDescriptors)
+        #endif
     }
 
     private let place: Place
@@ -38,6 +48,11 @@ public struct KernelRegistrations: Sendable, CustomStringConvertible {
                 if let uring = backend as? URingBackend { return .success(.ring(uring.ringDescriptor)) }
                 #endif
                 return .failure(KernelReadFailure("the io_uring loop's backend is not a URingBackend"))
+            case "glib":
+                #if GLib
+                if let glib = backend as? GLibBackend { return .success(.pollSet(glib.watchedDescriptors)) }
+                #endif
+                return .failure(KernelReadFailure("the GLib loop's backend is not a GLibBackend"))
             default:
                 guard let waker = backend.waker as? EventfdWaker else {
                     return .failure(KernelReadFailure("\(backend.kind)'s waker is not an eventfd"))
@@ -57,6 +72,10 @@ public struct KernelRegistrations: Sendable, CustomStringConvertible {
     ///   are not what they must be.
     public func registrations() throws(KernelReadFailure) -> [KernelRegistration] {
         switch place {
+        #if GLib
+        case let .pollSet(watched):
+            return watched.current.map { KernelRegistration(descriptor: $0, description: "ppoll entry for \($0)") }
+        #endif
         case let .ring(ring):
             guard let polls = pollRequests(ofRing: ring) else {
                 throw KernelReadFailure("cannot read the PollList of ring \(ring) in /proc/self/fdinfo")
@@ -109,6 +128,9 @@ public struct KernelRegistrations: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch place {
+        #if GLib
+        case .pollSet: "the GLib backend's ppoll set"
+        #endif
         case let .ring(ring): "io_uring ring \(ring)"
         case let .epoll(instance, waker, _, _): "epoll instance \(instance) (waker \(waker))"
         }

@@ -11,7 +11,7 @@ import Glibc
 import RunLoopKit
 import Synchronization
 
-// Usage: tour [epoll|uring|libevent]; without an argument, the build's default.
+// Usage: tour [epoll|uring|libevent|glib]; without an argument, the build's default.
 let requested = CommandLine.arguments.dropFirst().first
 guard let kind = requested.map({ BackendKind(rawValue: $0) }) ?? BackendKind.default else {
     print(

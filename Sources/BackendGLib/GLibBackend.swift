@@ -1,0 +1,250 @@
+#if GLib
+internal import CGLib
+internal import CRunLoopSupport
+import Glibc
+import RunLoopCore
+import Synchronization
+
+/// The GLib backend: a loop that serves RunLoopKit's descriptors, timers and wakes **and** every
+/// GLib source attached to a `GMainContext` (timeouts, idle callbacks, fd watches, a GTK
+/// application's display connection).
+///
+/// The main loop (`Loop.main` on `BackendKind.glib`) waits on GLib's global default context
+/// (`g_main_context_default()`), so GLib code that attaches sources with a `NULL` context, as
+/// `g_timeout_add` and `g_idle_add` do, is served by `Loop.main.run()`. Every other loop gets a
+/// fresh context of its own, or the one you give: make its backend with ``factory(context:)``.
+///
+/// ## How a wait works
+/// GLib's iteration is split as GLib allows, so that its callbacks never run inside the wait
+/// (where Core holds the backend lock and counts the loop asleep): the wait acquires the
+/// context, runs `g_main_context_prepare` and `g_main_context_query` for GLib's descriptors and
+/// timeout, waits itself in `ppoll` over GLib's descriptors and Core's, reports Core's ready
+/// descriptors, runs `g_main_context_check`, and releases the context. The callbacks of the
+/// sources it found ready run afterwards, in ``dispatchOwnSources()`` (`g_main_context_dispatch`),
+/// which Core calls as a phase of the pass, outside every lock: a callback may run this loop
+/// nested, or a nested `GMainLoop` (as a GTK dialog does).
+///
+/// - Core's descriptors are level-triggered, as on every backend (`POLLIN | POLLRDHUP` for
+///   readable, `POLLOUT` for writable; hang-ups and errors always reported).
+/// - RunLoopKit's timers keep their nanosecond precision (the contract's T8): the timeout is
+///   Core's own, rounded up to the nanosecond, unless one of GLib's sources is due sooner.
+///   GLib's own sources keep GLib's behaviour: their timeouts are whole milliseconds, as in
+///   `g_main_loop_run`.
+/// - The waker is `g_main_context_wakeup`, safe from any thread; GLib wakes the context
+///   itself when another thread attaches a source to it.
+///
+/// A run's mode with no RunLoopKit item is empty, and the run returns at once, whatever GLib
+/// sources the context holds: to run for GLib's sources alone, keep something in the mode (a
+/// port, or a timer far away).
+///
+/// The loop's thread owns the context while it waits and dispatches (`g_main_context_acquire`).
+/// While another thread owns it (one running `g_main_loop_run` on the same context), the loop
+/// cannot serve GLib's sources: it waits for its own descriptors and timers only, a millisecond
+/// at a time, until the context is free again.
+///
+/// Used on its loop's thread, except for ``waker``; ``context`` may be used from any thread,
+/// as GLib allows (attach sources to it from anywhere).
+public final class GLibBackend: Backend {
+    /// Always `BackendKind.glib`.
+    public let kind: BackendKind = .glib
+    /// `g_main_context_wakeup` on the backend's context: safe from any thread; a wake while one
+    /// is pending costs no system call.
+    public var waker: any BackendWaker { glibWaker }
+
+    /// None: GLib's sources are GLib callbacks that only this loop's pass runs. To run a loop
+    /// inside GLib's own main loop instead, use the `RunLoopKitGLib` product.
+    public var embedding: EmbeddingSupport {
+        .unsupported(
+            reason:
+                "a GLib-backed loop is driven by its own waits over a GMainContext; to put a loop inside GLib's main loop, use RunLoopKitGLib with the epoll or io_uring backend"
+        )
+    }
+
+    /// GLib's sources are served: Core makes every wait reach the backend, and dispatches them
+    /// as a phase of the pass.
+    public var servesOwnSources: Bool { true }
+
+    /// The `GMainContext *` the loop serves: attach GLib sources to it (from any thread) and
+    /// the loop's runs dispatch them. The backend holds a reference until it is released, when
+    /// the loop's thread exits.
+    public let context: OpaquePointer
+
+    let glibWaker: GLibWaker
+    /// Core's descriptors, in the order they sit at the front of `pollSet`.
+    var registrations: [DescriptorRegistration] = []
+    /// Where each of Core's descriptors sits in `registrations`.
+    var indexByDescriptor: [Int32: Int] = [:]
+    /// `registrations` changed since `pollSet`'s front was last written.
+    var registrationsChanged = false
+    /// What `ppoll` waits on: Core's descriptors first, then GLib's (`GPollFD` has the layout
+    /// of `struct pollfd` on Linux; GLib itself passes one for the other).
+    var pollSet: [GPollFD] = Array(repeating: GPollFD(), count: 64)
+    /// Core's descriptors as the next `ppoll` gets them, readable from any thread: for tests that
+    /// check what the backend watches without trusting Core's bookkeeping (with epoll they read
+    /// the kernel's interest set; a `ppoll` set exists in the kernel only while a wait lasts).
+    /// Updated by register and unregister only, never by a pass; emptied when the backend goes.
+    package let watchedDescriptors = WatchedDescriptors()
+    /// The last wait's `g_main_context_check` found sources ready: `dispatchOwnSources()` runs
+    /// them.
+    var dispatchPending = false
+    /// One of GLib's descriptors was ready in the last wait, not for this backend's waker.
+    var glibWoke = false
+    /// How many writes of GLib's wake-up descriptor the waker had made before the last wait's
+    /// poll: one made since may make the next wait find it readable for the waker's sake.
+    var writesBeforeLastPoll = 0
+
+    /// Creates a backend over a fresh `GMainContext` of its own.
+    ///
+    /// - Throws: `BackendError.unavailable` when the process is out of descriptors (the
+    ///   context needs one for its wake-up).
+    public convenience init() throws {
+        let context = try Self.makingContext { g_main_context_new() }
+        self.init(context: context)
+        g_main_context_unref(context)
+    }
+
+    /// Runs `make` (which creates a `GMainContext`) once a descriptor is known to be free.
+    ///
+    /// GLib gives up on the whole process (`g_error`, an abort) when it cannot open the
+    /// descriptor of a new context's wake-up; so one is opened here first and closed just
+    /// before: running out of descriptors becomes an error the caller can handle. (Another
+    /// thread opening one in between can still take it; the window is as small as it can be
+    /// made from outside GLib.)
+    static func makingContext(_ make: () -> OpaquePointer?) throws -> OpaquePointer {
+        do {
+            let reserved = try EventCounter()
+            reserved.close()
+        } catch {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: error.errno)))
+        }
+        guard let context = make() else {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: ENOMEM)))
+        }
+        return context
+    }
+
+    /// Creates a backend over `context` (a `GMainContext *`), which it references until it is
+    /// released.
+    ///
+    /// One loop at a time may serve a context. GLib's global default context is the main
+    /// loop's (`BackendKind.glib` makes it so); give it to another loop only if the main loop
+    /// does not run on GLib.
+    public init(context: OpaquePointer) {
+        self.context = g_main_context_ref(context)
+        glibWaker = GLibWaker(context: context)
+    }
+
+    deinit {
+        watchedDescriptors.set([])
+        g_main_context_unref(context)
+    }
+
+    /// A factory for loops whose backend serves `context` (a `GMainContext *`), for
+    /// `Loop.current(creatingWith:)` or `LoopThread(name:backend:)`; the factory references the
+    /// context while it exists.
+    public static func factory(context: OpaquePointer) -> BackendFactory {
+        let shared = SharedContext(context)
+        return BackendFactory(kind: .glib) { GLibBackend(context: shared.context) }
+    }
+
+    /// The factory of `BackendKind.glib`: the main loop's backend serves GLib's global default
+    /// context, every other loop's a fresh context.
+    public static var builtInFactory: BackendFactory {
+        BackendFactory(
+            kind: .glib, make: { try GLibBackend() },
+            makeForMainLoop: {
+                // GLib creates the default context on first use, with its wake-up descriptor.
+                GLibBackend(context: try makingContext { g_main_context_default() })
+            })
+    }
+
+    // MARK: - Registrations
+
+    /// Starts polling `descriptor` for `interest`.
+    ///
+    /// - Throws: `SystemError` (named `ppoll`): `EBADF` when negative or closed, `EEXIST` when
+    ///   already registered, `EPERM` for a file that does not support polling, a regular file or
+    ///   directory (what `epoll_ctl` answers in the epoll backend; `poll` itself would report
+    ///   such a file always ready).
+    public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        guard indexByDescriptor[descriptor] == nil else { throw SystemError("ppoll", errno: EEXIST) }
+        guard let file = DescriptorRegistration.file(of: descriptor) else { throw SystemError("ppoll", errno: EBADF) }
+        // poll(2) would call a regular file always ready; the kernel's own probe says which files
+        // support readiness, as epoll_ctl decides in the epoll backend.
+        switch rlk_supports_polling(descriptor) {
+        case 1: break
+        case 0: throw SystemError("ppoll", errno: EPERM)
+        default: throw SystemError("ppoll", errno: currentErrno())
+        }
+        indexByDescriptor[descriptor] = registrations.count
+        registrations.append(
+            DescriptorRegistration(
+                descriptor: descriptor, token: token, interest: interest, file: (file.device, file.inode)))
+        registrationsChanged = true
+        watchedDescriptors.set(registrations.map(\.descriptor))
+    }
+
+    /// Changes a registered descriptor's interest and token.
+    ///
+    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered.
+    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        guard let index = indexByDescriptor[descriptor] else { throw SystemError("ppoll", errno: ENOENT) }
+        registrations[index].token = token
+        registrations[index].interest = interest
+        registrationsChanged = true
+    }
+
+    /// Stops polling `descriptor`; one already closed, or not registered, is no error. No later
+    /// wait reports it.
+    public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
+        guard let index = indexByDescriptor.removeValue(forKey: descriptor) else { return }
+        let last = registrations.removeLast()
+        if index < registrations.count {
+            registrations[index] = last
+            indexByDescriptor[last.descriptor] = index
+        }
+        registrationsChanged = true
+        watchedDescriptors.set(registrations.map(\.descriptor))
+    }
+
+    // MARK: - GLib's sources
+
+    /// Whether the last wait ended for GLib's sake: its `g_main_context_check` found sources
+    /// ready, or one of GLib's descriptors was ready (its wake-up, written by
+    /// `g_main_context_wakeup` or by a source attached from another thread, asks for an
+    /// iteration: the loop makes a pass).
+    public var hasOwnSourcesReady: Bool { dispatchPending || glibWoke }
+
+    /// Runs the callbacks of the GLib sources the last wait found ready
+    /// (`g_main_context_dispatch`, with the context acquired); returns whether there were any.
+    ///
+    /// Re-entrant: a callback may run this loop nested, whose wait prepares the context again
+    /// (GLib then drops what this dispatch had not reached yet; the nested pass finds it ready
+    /// again and runs it), or a nested `GMainLoop` on the same context.
+    public func dispatchOwnSources() -> Bool {
+        guard dispatchPending else { return false }
+        dispatchPending = false
+        // Another thread took the context between the wait and now: it dispatches them.
+        guard g_main_context_acquire(context) != 0 else { return false }
+        g_main_context_dispatch(context)
+        g_main_context_release(context)
+        return true
+    }
+}
+
+/// The descriptors a GLib backend watches, shared with tests (see
+/// `GLibBackend.watchedDescriptors`); it does not keep the backend alive.
+package final class WatchedDescriptors: Sendable {
+    private let descriptors = Mutex<[Int32]>([])
+    package var current: [Int32] { descriptors.withLock { $0 } }
+    func set(_ new: [Int32]) { descriptors.withLock { $0 = new } }
+}
+
+/// A `GMainContext` referenced while a factory exists, so that the factory can be `Sendable`
+/// (GLib's contexts are thread-safe).
+private final class SharedContext: @unchecked Sendable {
+    let context: OpaquePointer
+    init(_ context: OpaquePointer) { self.context = g_main_context_ref(context) }
+    deinit { g_main_context_unref(context) }
+}
+#endif
