@@ -108,9 +108,12 @@ struct WakeScenario {
                 skip(.dispatchMain, subject, "a NIO event loop does not serve DispatchQueue.main")
                 continue
             }
-            if subject == .glib || !subject.isKit && subject.isKitLoop {
+            switch subject {
+            case .glib, .embedded:
                 skip(.dispatchMain, subject, Self.unsupported(subject, .dispatchMain))
                 continue
+            case .kit, .coreFoundation, .nio, .floor:
+                break
             }
             do {
                 record(try MainWake.runChild(subject, settings: settings), .dispatchMain, subject)
@@ -153,7 +156,7 @@ struct WakeScenario {
         case (.coreFoundation, .descriptor): "CoreFoundation on Linux has no public descriptor source"
         case (.nio, .signal): "NIO has no signalled source; execute is its cross-thread wake (see perform)"
         case (.glib, .dispatchMain): "a GMainLoop alone does not serve DispatchQueue.main"
-        case (.embedded, .dispatchMain): "the main-queue child runs a loop that runs itself"
+        case (.embedded, .dispatchMain): "the main-queue child's main loop runs itself, not embedded in GLib's"
         default: "not supported"
         }
     }
