@@ -3,7 +3,8 @@
 // users never resolve its dependencies (argument parsing, HdrHistogram, SwiftNIO).
 //
 // It depends on RunLoopKit by path with every backend's trait, and measures them against
-// CoreFoundation's run loop (Foundation), SwiftNIO's event loop and the bare system calls.
+// CoreFoundation's run loop (Foundation), SwiftNIO's event loop, GLib's main loop and the bare
+// system calls.
 // Run it from the repository root with scripts/bench, or:
 //   swift run -c release --package-path Benchmarks runloopkit-bench --quick
 import PackageDescription
@@ -14,7 +15,7 @@ let package = Package(
         .executable(name: "runloopkit-bench", targets: ["RunLoopKitBench"])
     ],
     dependencies: [
-        .package(name: "RunLoopKit", path: "..", traits: ["Epoll", "URing", "Libevent"]),
+        .package(name: "RunLoopKit", path: "..", traits: ["Epoll", "URing", "Libevent", "GLib"]),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -30,11 +31,27 @@ let package = Package(
             path: "Sources/CBenchURing",
             linkerSettings: [.linkedLibrary("uring")]
         ),
+        // GLib for the `glib` subject (a GMainLoop alone); the root package's CGLib is a target,
+        // not a product, so the harness has its own.
+        .systemLibrary(
+            name: "CBenchGLib",
+            path: "Sources/CBenchGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // The `glib` subject's signalled and descriptor sources, in C (GSourceFuncs).
+        .target(
+            name: "CBenchGLibSources",
+            dependencies: ["CBenchGLib"],
+            path: "Sources/CBenchGLibSources"
+        ),
         .executableTarget(
             name: "RunLoopKitBench",
             dependencies: [
                 "CBenchSupport",
                 "CBenchURing",
+                "CBenchGLib",
+                "CBenchGLibSources",
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
                 .product(name: "RunLoopKitNIO", package: "RunLoopKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import RunLoopKit
 
-/// `runloopkit-bench`: measures every backend of the build against CoreFoundation, SwiftNIO
-/// and the syscall floor, in one process run (plus one child process per subject for the
+/// `runloopkit-bench`: measures every backend of the build against CoreFoundation, SwiftNIO,
+/// GLib and the syscall floor, in one process run (plus one child process per subject for the
 /// main-queue wake). See Benchmarks/README.md for each scenario's method.
 ///
 /// A synchronous `main` (`ParsableCommand`, not the async kind): the main-queue child runs a
@@ -12,7 +12,8 @@ import RunLoopKit
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runloopkit-bench",
-        abstract: "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO and the bare syscalls.",
+        abstract:
+            "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO, GLib's main loop and the bare syscalls.",
         discussion:
             "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
     )
@@ -32,7 +33,8 @@ struct Bench: ParsableCommand {
     var scenarios: [String] = ScenarioName.allCases.map(\.rawValue)
 
     @Option(
-        name: .long, parsing: .upToNextOption, help: "Subjects: backends of this build, cf, nio, floor (default: all).")
+        name: .long, parsing: .upToNextOption,
+        help: "Subjects: backends of this build, embeddings, cf, nio, glib, floor (default: all).")
     var subjects: [String] = Subject.all.map(\.description)
 
     @Flag(name: .long, help: "Small sample counts: the whole run takes about two minutes on 2 CPUs.")

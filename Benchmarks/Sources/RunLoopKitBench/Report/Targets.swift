@@ -10,7 +10,8 @@ enum Targets {
             lines.append("  [\(ok.map { $0 ? "met " : "MISS" } ?? " –  ")] \(text)")
         }
         let measured = Set(results.all.map(\.subject))
-        let backends = BackendKind.allCases.map(\.rawValue).filter(measured.contains)
+        // RunLoopKit's loops: every backend, and every loop embedded in another.
+        let backends = Subject.all.filter(\.isKitLoop).map(\.description).filter(measured.contains)
         func µs(_ nanoseconds: UInt64) -> String { Table.micros(nanoseconds) + " µs" }
         func ratio(_ a: UInt64, _ b: UInt64) -> String { String(format: "%.2f×", Double(a) / Double(max(b, 1))) }
 

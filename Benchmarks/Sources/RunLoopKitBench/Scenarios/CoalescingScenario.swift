@@ -17,10 +17,9 @@ struct CoalescingScenario {
         for tolerance in [5_000_000, 0] as [UInt64] {
             let variant = "tolerance-\(tolerance / 1_000_000)ms"
             for subject in settings.subjects where subject != .floor {
-                if subject == .nio {
+                if let why = Self.notMeasured(subject) {
                     context.results.skip(
-                        scenario: "coalescing", variant: variant, subject: subject.description,
-                        why: "NIO's scheduled tasks take no tolerance and its loop counts no wakeups")
+                        scenario: "coalescing", variant: variant, subject: subject.description, why: why)
                     continue
                 }
                 context.progress.show("coalescing/\(variant) · \(subject) (\(settings.coalescingSeconds) s)")
@@ -38,6 +37,15 @@ struct CoalescingScenario {
                         scenario: "coalescing", variant: variant, subject: subject.description, why: "\(error)")
                 }
             }
+        }
+    }
+
+    private static func notMeasured(_ subject: Subject) -> String? {
+        switch subject {
+        case .nio: "NIO's scheduled tasks take no tolerance and its loop counts no wakeups"
+        case .glib: "GLib's timeouts take no tolerance (g_timeout_add_seconds only rounds to whole seconds)"
+        case .embedded: "an embedded loop's wakeups are its GLib loop's (it does not sleep itself)"
+        case .kit, .coreFoundation, .floor: nil
         }
     }
 
@@ -93,7 +101,7 @@ struct CoalescingScenario {
             counterCF.invalidate()
             let elapsed = Double(t1 - t0) / 1e9
             return (Double(wakes1 - wakes0) / elapsed, Double(fires1 - fires0) / elapsed)
-        case .floor, .nio:
+        case .floor, .nio, .glib, .embedded:
             return (0, 0) // not run: coalescing is a run loop's policy, there is no floor
         }
     }

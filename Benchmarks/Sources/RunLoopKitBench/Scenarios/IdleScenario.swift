@@ -1,3 +1,4 @@
+import CBenchGLib
 import CoreFoundation
 import Foundation
 import NIOCore
@@ -18,6 +19,12 @@ struct IdleScenario {
     func run() {
         let seconds = context.settings.idleSeconds
         for subject in context.settings.subjects {
+            if case .embedded = subject {
+                context.results.skip(
+                    scenario: "idle", variant: "100ms-timer", subject: subject.description,
+                    why: "an embedded loop's wakeups are its GLib loop's (it does not sleep itself)")
+                continue
+            }
             context.progress.show("idle · \(subject) (\(seconds) s)")
             do {
                 let (cpu, processCPU, wakeups) = try measure(subject, seconds: seconds)
@@ -27,11 +34,19 @@ struct IdleScenario {
                         Metric(name: "process CPU µs/s", value: Double(processCPU) / 1e3 / seconds, unit: "µs/s"),
                         Metric(name: "wakeups/s", value: Double(wakeups) / seconds, unit: "1/s"),
                     ], scenario: "idle", variant: "100ms-timer", subject: subject.description,
-                    note: subject == .nio ? "nio: scheduleRepeatedTask; wakeups = task runs" : nil)
+                    note: Self.note(subject))
             } catch {
                 context.results.skip(
                     scenario: "idle", variant: "100ms-timer", subject: subject.description, why: "\(error)")
             }
+        }
+    }
+
+    private static func note(_ subject: Subject) -> String? {
+        switch subject {
+        case .nio: "nio: scheduleRepeatedTask; wakeups = task runs"
+        case .glib: "glib: g_timeout_add(100) repeating; wakeups = its runs"
+        default: nil
         }
     }
 
@@ -94,6 +109,33 @@ struct IdleScenario {
             task.cancel()
             host.stop()
             return (cpu1 - cpu0, process1 - process0, count1 - count0)
+        case .glib:
+            // A repeating 100 ms timeout (what g_timeout_add makes) on the loop's context; as
+            // for NIO, its runs stand for the wakeups (nothing else wakes an idle GMainLoop).
+            let runs = FireCounter()
+            let host = GLibHost.start { main in
+                let source = g_timeout_source_new(UInt32(period / 1_000_000))!
+                g_source_set_callback(
+                    source,
+                    { data in
+                        Unmanaged<FireCounter>.fromOpaque(data!).takeUnretainedValue().bump()
+                        return GLibConstant.continue
+                    }, Unmanaged.passUnretained(runs).toOpaque(), nil)
+                g_source_attach(source, main.context)
+                g_source_unref(source)
+            }
+            let cpu0 = host.onLoop { Time.threadCPU() }
+            let (count0, process0) = (runs.value, Self.processCPU())
+            Time.sleep(nanoseconds: nanoseconds)
+            let (count1, process1) = (runs.value, Self.processCPU())
+            let cpu1 = host.onLoop { Time.threadCPU() }
+            // The context, and with it the timeout, goes when the loop's thread ends; `runs`
+            // outlives it (held here until then).
+            host.stop()
+            withExtendedLifetime(runs) {}
+            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+        case .embedded:
+            preconditionFailure("not measured")
         case .floor:
             let result = Owned((cpu: UInt64(0), process: UInt64(0), wakeups: UInt64(0)))
             PThread {

@@ -130,6 +130,12 @@ enum MainWake {
         case .nio:
             print("error a NIO event loop does not serve DispatchQueue.main")
             return
+        case .glib:
+            print("error a GMainLoop alone does not serve DispatchQueue.main")
+            return
+        case .embedded:
+            print("error the main-queue child runs a loop that runs itself")
+            return
         }
         emit(outcome.value)
     }

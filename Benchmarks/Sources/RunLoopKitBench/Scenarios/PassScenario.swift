@@ -26,6 +26,13 @@ struct PassScenario {
                     scenario: "pass", variant: "empty-poll", subject: subject.description,
                     why: "a NIO event loop cannot be run for one pass")
                 continue
+            case .glib, .embedded:
+                context.results.skip(
+                    scenario: "pass", variant: "empty-poll", subject: subject.description,
+                    why: subject == .glib
+                        ? "GLib is measured in the wake, timer, throughput and idle scenarios"
+                        : "an embedded loop's passes are GLib's to run")
+                continue
             case .floor:
                 continue
             }

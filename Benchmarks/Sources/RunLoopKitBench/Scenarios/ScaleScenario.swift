@@ -82,6 +82,10 @@ struct ScaleScenario {
                     context.results.skip(
                         scenario: "scale", variant: descriptorsVariant, subject: subject.description,
                         why: "10,000 NIO pipe channels (see wake/descriptor for NIO's descriptor wake)")
+                case .glib, .embedded:
+                    context.results.skip(
+                        scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                        why: "scale measures RunLoopKit's own loops (for GLib's descriptor wake, see wake/descriptor)")
                 default:
                     var outcome: Result<WakeDriver.Run, any Error>?
                     context.withShallowIdle("scale/descriptors") {
@@ -222,7 +226,7 @@ struct ScaleScenario {
                 thread.join()
                 close(quit)
             }
-        case .coreFoundation, .nio:
+        case .coreFoundation, .nio, .glib, .embedded:
             preconditionFailure("not measured")
         }
         // One unrecorded readiness first: the loop registers its 10,000 descriptors with the
@@ -272,7 +276,7 @@ struct ScaleScenario {
                     let t1 = Time.now()
                     let timed = Self.timePasses(passes) { poller.wait(timeout: 0) { _ in } }
                     return (timed.nanoseconds, timed.passes, t1 - t0, 0)
-                case .coreFoundation, .nio:
+                case .coreFoundation, .nio, .glib, .embedded:
                     preconditionFailure("not measured")
                 }
             }

@@ -34,7 +34,7 @@ struct ThroughputScenario {
             for (posters, inModes) in variants {
                 let variant = "\(posters)-thread" + (inModes ? "-in-modes" : "")
                 for subject in context.settings.subjects {
-                    if inModes, !subject.isKit { continue }
+                    if inModes, !subject.isKitLoop { continue }
                     let key = "\(variant) \(subject)"
                     guard failures[key] == nil else { continue }
                     context.progress.show(
@@ -52,7 +52,7 @@ struct ThroughputScenario {
         for (posters, inModes) in variants {
             let variant = "\(posters)-thread" + (inModes ? "-in-modes" : "")
             for subject in context.settings.subjects {
-                if inModes, !subject.isKit { continue }
+                if inModes, !subject.isKitLoop { continue }
                 let key = "\(variant) \(subject)"
                 if let why = failures[key] {
                     context.results.skip(
@@ -74,7 +74,10 @@ struct ThroughputScenario {
         switch subject {
         case .kit: inModes ? "perform(in: [.default]) { }" : "perform { }"
         case .coreFoundation: "CFRunLoopPerformBlock + CFRunLoopWakeUp per block"
+        case .embedded:
+            inModes ? "perform(in: [.default]) { }, embedded in a GMainLoop" : "perform { }, embedded in a GMainLoop"
         case .nio: "execute { }"
+        case .glib: "g_main_context_invoke (an idle source per block)"
         case .floor: "mutex-guarded array + eventfd"
         }
     }
@@ -105,8 +108,8 @@ struct ThroughputScenario {
         let post: @Sendable () -> Void
         let stop: () -> Void
         switch subject {
-        case let .kit(kind):
-            let host = try KitHost.start(kind)
+        case .kit, .embedded:
+            let host = try KitHost.start(subject)
             let loop = host.loop
             if inModes {
                 post = { loop.perform(in: [.default]) { tally.bump() } }
@@ -123,6 +126,11 @@ struct ThroughputScenario {
             let host = NIOHost()
             let loop = host.loop
             post = { loop.execute { tally.bump() } }
+            stop = host.stop
+        case .glib:
+            let host = GLibHost.start()
+            let main = host.main
+            post = { main.perform { tally.bump() } }
             stop = host.stop
         case .floor:
             let queue = FloorQueue()

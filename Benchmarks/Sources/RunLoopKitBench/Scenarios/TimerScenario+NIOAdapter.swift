@@ -15,9 +15,10 @@ extension TimerScenario {
         var subjects: [(name: String, measure: ([UInt64]) throws -> Recorder)] = []
         for subject in context.settings.subjects {
             switch subject {
-            case let .kit(kind): subjects.append((subject.description, { try adapterOneShot(kind, delays: $0) }))
+            case .kit, .embedded:
+                subjects.append((subject.description, { try adapterOneShot(subject, delays: $0) }))
             case .nio: subjects.append((subject.description, { nioOneShot(delays: $0) }))
-            case .coreFoundation, .floor: continue
+            case .coreFoundation, .glib, .floor: continue
             }
         }
         var recorders = [Recorder](repeating: Recorder(), count: subjects.count)
@@ -47,9 +48,9 @@ extension TimerScenario {
         }
     }
 
-    /// The NIO chain on a RunLoopKit loop of `kind`, through its `EventLoop` adapter.
-    private func adapterOneShot(_ kind: BackendKind, delays: [UInt64]) throws -> Recorder {
-        let host = try KitHost.start(kind)
+    /// The NIO chain on a RunLoopKit loop (`subject`), through its `EventLoop` adapter.
+    private func adapterOneShot(_ subject: Subject, delays: [UInt64]) throws -> Recorder {
+        let host = try KitHost.start(subject)
         let eventLoop = host.loop.eventLoop
         let chain = NIOChain(loop: eventLoop, delays: delays)
         eventLoop.execute { chain.arm(0) }

@@ -25,12 +25,15 @@ struct TimerScenario {
         var subjects: [(name: String, measure: ([UInt64]) throws -> Recorder)] = []
         for subject in settings.subjects {
             switch subject {
-            case let .kit(kind):
-                subjects.append((subject.description, { try kitOneShot(kind, delays: $0) }))
+            case .kit, .embedded:
+                subjects.append((subject.description, { try kitOneShot(subject, delays: $0) }))
             case .coreFoundation:
                 subjects.append((subject.description, { cfOneShot(delays: $0) }))
             case .nio:
                 subjects.append((subject.description, { nioOneShot(delays: $0) }))
+            case .glib:
+                subjects.append((subject.description, { glibOneShot(delays: $0, exact: false) }))
+                subjects.append(("glib-ready-time", { glibOneShot(delays: $0, exact: true) }))
             case .floor:
                 for floor in TimerFloor.available {
                     subjects.append((floor.rawValue, { floor.lateness(delays: $0) }))
@@ -72,9 +75,11 @@ struct TimerScenario {
             do {
                 let recorder: Recorder =
                     switch subject {
-                    case let .kit(kind): try kitRepeating(kind, interval: interval, seconds: settings.repeatingSeconds)
+                    case .kit, .embedded:
+                        try kitRepeating(subject, interval: interval, seconds: settings.repeatingSeconds)
                     case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
                     case .nio: nioRepeating(interval: interval, seconds: settings.repeatingSeconds)
+                    case .glib: glibRepeating(interval: interval, seconds: settings.repeatingSeconds)
                     case .floor: TimerFloor.periodicJitter(interval: interval, seconds: settings.repeatingSeconds)
                     }
                 context.results.add(
@@ -112,8 +117,8 @@ struct TimerScenario {
         }
     }
 
-    private func kitOneShot(_ kind: BackendKind, delays: [UInt64]) throws -> Recorder {
-        let host = try KitHost.start(kind)
+    private func kitOneShot(_ subject: Subject, delays: [UInt64]) throws -> Recorder {
+        let host = try KitHost.start(subject)
         let chain = KitChain(loop: host.loop, delays: delays)
         host.loop.perform { chain.arm(0) }
         _ = chain.done.wait()
@@ -121,10 +126,10 @@ struct TimerScenario {
         return chain.recorder
     }
 
-    private func kitRepeating(_ kind: BackendKind, interval: UInt64, seconds: Double) throws -> Recorder {
+    private func kitRepeating(_ subject: Subject, interval: UInt64, seconds: Double) throws -> Recorder {
         let jitter = Owned(Jitter(interval: interval, seconds: seconds))
         let done = Probe()
-        let host = try KitHost.start(kind) { loop in
+        let host = try KitHost.start(subject) { loop in
             let timer = try Loop.Timer(
                 after: .nanoseconds(interval), repeating: .nanoseconds(interval), tolerance: .zero
             ) { timer in

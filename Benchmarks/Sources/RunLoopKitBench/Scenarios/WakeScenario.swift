@@ -1,3 +1,4 @@
+import CBenchGLibSources
 import CoreFoundation
 import Dispatch
 import Glibc
@@ -107,6 +108,13 @@ struct WakeScenario {
                 skip(.dispatchMain, subject, "a NIO event loop does not serve DispatchQueue.main")
                 continue
             }
+            switch subject {
+            case .glib, .embedded:
+                skip(.dispatchMain, subject, Self.unsupported(subject, .dispatchMain))
+                continue
+            case .kit, .coreFoundation, .nio, .floor:
+                break
+            }
             do {
                 record(try MainWake.runChild(subject, settings: settings), .dispatchMain, subject)
             } catch {
@@ -147,6 +155,8 @@ struct WakeScenario {
         switch (subject, variant) {
         case (.coreFoundation, .descriptor): "CoreFoundation on Linux has no public descriptor source"
         case (.nio, .signal): "NIO has no signalled source; execute is its cross-thread wake (see perform)"
+        case (.glib, .dispatchMain): "a GMainLoop alone does not serve DispatchQueue.main"
+        case (.embedded, .dispatchMain): "the main-queue child's main loop runs itself, not embedded in GLib's"
         default: "not supported"
         }
     }
@@ -160,21 +170,21 @@ struct WakeScenario {
     /// Sets up `subject` for `variant`; nil when the subject cannot do it.
     private func poster(for subject: Subject, _ variant: WakeVariant, probe: Probe) throws -> Session? {
         switch (subject, variant) {
-        case let (.kit(kind), .perform), let (.kit(kind), .performBlocking):
-            let host = try KitHost.start(kind)
+        case (.kit, .perform), (.kit, .performBlocking), (.embedded, .perform), (.embedded, .performBlocking):
+            let host = try KitHost.start(subject)
             let loop = host.loop
             return Session(post: { loop.perform { probe.mark() } }, stop: host.stop)
-        case let (.kit(kind), .signal):
+        case (.kit, .signal), (.embedded, .signal):
             let source = Loop.Source { probe.mark() }
-            let host = try KitHost.start(kind) { $0.add(source, to: .default) }
+            let host = try KitHost.start(subject) { $0.add(source, to: .default) }
             return Session(post: { source.signal() }, stop: host.stop)
-        case let (.kit(kind), .descriptor):
+        case (.kit, .descriptor), (.embedded, .descriptor):
             let fd = FD.eventfd()
             let source = try Loop.Source(fileDescriptor: fd) { _ in
                 FD.drain(fd)
                 probe.mark()
             }
-            let host = try KitHost.start(kind) { $0.add(source, to: .default) }
+            let host = try KitHost.start(subject) { $0.add(source, to: .default) }
             return Session(
                 post: { FD.signal(fd) },
                 stop: {
@@ -218,6 +228,46 @@ struct WakeScenario {
                     try? channel.close().wait() // closes the eventfd, which the channel owns
                     host.stop()
                 })
+        case (.glib, .perform), (.glib, .performBlocking):
+            let host = GLibHost.start()
+            let main = host.main
+            return Session(post: { main.perform { probe.mark() } }, stop: host.stop)
+        case (.glib, .signal):
+            // A GSource ready while its flag is set: raised with the flag and
+            // g_main_context_wakeup, as CF's signal pairs with CFRunLoopWakeUp.
+            let box = Unmanaged.passRetained(probe)
+            let source = Owned<UnsafeMutableRawPointer?>(nil)
+            let host = GLibHost.start { main in
+                source.value = cbench_glib_signal_source(
+                    UnsafeMutableRawPointer(main.context), GLibMark.mark, box.toOpaque())
+            }
+            // Set on the loop's thread before `start` returned (its hand-over orders memory).
+            let raised = GLibSourceRef(source.value!)
+            return Session(
+                post: { cbench_glib_signal_raise(raised.pointer) },
+                stop: {
+                    host.onLoop { cbench_glib_source_remove(raised.pointer) }
+                    host.stop()
+                    box.release()
+                })
+        case (.glib, .descriptor):
+            // g_unix_fd_source_new on the eventfd; the callback reads it, then marks.
+            let fd = FD.eventfd()
+            let reader = Unmanaged.passRetained(DrainAndMark(fd: fd, probe: probe))
+            let source = Owned<UnsafeMutableRawPointer?>(nil)
+            let host = GLibHost.start { main in
+                source.value = cbench_glib_descriptor_source(
+                    UnsafeMutableRawPointer(main.context), fd, DrainAndMark.call, reader.toOpaque())
+            }
+            let watched = GLibSourceRef(source.value!)
+            return Session(
+                post: { FD.signal(fd) },
+                stop: {
+                    host.onLoop { cbench_glib_source_remove(watched.pointer) }
+                    host.stop()
+                    reader.release()
+                    close(fd)
+                })
         case (.floor, _):
             // Every variant is the same on the floor: an eventfd write wakes epoll_pwait2.
             let floor = FloorLoop { probe.mark() }
@@ -236,4 +286,34 @@ final class MarkOnRead: ChannelInboundHandler, Sendable {
     init(probe: Probe) { self.probe = probe }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) { probe.mark() }
+}
+
+/// A GLib source pointer handed from the loop's thread to the driver (GLib's raise and
+/// destroy calls are thread-safe).
+struct GLibSourceRef: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// The GLib signalled source's callback: marks the probe passed as its data.
+enum GLibMark {
+    static let mark: cbench_glib_callback = { data in
+        Unmanaged<Probe>.fromOpaque(data!).takeUnretainedValue().mark()
+    }
+}
+
+/// The GLib descriptor source's callback: reads the eventfd (level-triggered), then marks.
+final class DrainAndMark: Sendable {
+    let fd: Int32
+    let probe: Probe
+    init(fd: Int32, probe: Probe) {
+        self.fd = fd
+        self.probe = probe
+    }
+
+    static let call: cbench_glib_callback = { data in
+        let reader = Unmanaged<DrainAndMark>.fromOpaque(data!).takeUnretainedValue()
+        FD.drain(reader.fd)
+        reader.probe.mark()
+    }
 }

@@ -3,7 +3,8 @@ import RunLoopKit
 import Synchronization
 
 /// A RunLoopKit loop on its own pthread, created with `Loop.current(backend:)` and run in
-/// `.default` until `stop()`.
+/// `.default` until `stop()` — or, for an embedding, attached to a `GMainLoop` that runs the
+/// thread until `stop()`.
 ///
 /// A version-0 "quit" source keeps the mode alive (an empty mode would make `run` return at
 /// once) and, when signalled, stops the run from inside it — `Loop.stop()` from outside has no
@@ -17,9 +18,29 @@ final class KitHost: Sendable {
     static func start(
         _ backend: BackendKind, setup: @escaping @Sendable (Loop) throws -> Void = { _ in }
     ) throws -> KitHost {
+        try start(.kit(backend), setup: setup)
+    }
+
+    /// Starts the loop of a RunLoopKit subject (`Subject.isKitLoop`): a backend's loop running
+    /// itself, or an embedding's loop attached to a `GMainLoop` that runs on the thread
+    /// instead. `setup` runs on the loop's thread before the first run.
+    static func start(
+        _ subject: Subject, setup: @escaping @Sendable (Loop) throws -> Void = { _ in }
+    ) throws -> KitHost {
+        let (backend, embedding): (BackendKind, Embedding?) =
+            switch subject {
+            case let .kit(kind): (kind, nil)
+            case let .embedded(embedding): (embedding.backend, embedding)
+            case .coreFoundation, .nio, .glib, .floor:
+                preconditionFailure("KitHost: \(subject) is not a RunLoopKit loop")
+            }
         let handoff = Handoff<Result<KitHost, any Error>>()
         let started = Handoff<PThread>()
         let thread = PThread {
+            // Embedded: GLib's loop runs the thread, made before the RunLoopKit loop so that
+            // the thread's default context is GLib's own when the loop attaches to it.
+            let glib = embedding.map { _ in GLibMainLoop.make() }
+            defer { glib?.tearDown() }
             let loop: Loop
             do {
                 loop = try Loop.current(backend: backend)
@@ -30,17 +51,25 @@ final class KitHost: Sendable {
             let finished = Atomic<Bool>(false)
             let quit = Loop.Source {
                 finished.store(true, ordering: .relaxed)
-                loop.stop()
+                if let glib { glib.quit() } else { loop.stop() }
             }
             loop.add(quit, to: .default)
+            let detach: (@Sendable () -> Void)?
             do {
                 try setup(loop)
+                detach = try embedding.map { try $0.attach(loop, glib!.context) }
             } catch {
                 handoff.put(.failure(error))
                 return
             }
             handoff.put(.success(KitHost(loop: loop, quit: quit, thread: started.take())))
-            while !finished.load(ordering: .relaxed) { loop.run(.default) }
+            if let glib {
+                // The quit source quits GLib's loop from inside it: the run cannot miss it.
+                glib.run()
+                detach?()
+            } else {
+                while !finished.load(ordering: .relaxed) { loop.run(.default) }
+            }
         }
         started.put(thread)
         switch handoff.take() {
