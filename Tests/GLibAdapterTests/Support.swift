@@ -17,23 +17,6 @@ let nonEmbeddableBackends: [BackendKind] = startableBackends.filter { !embeddabl
 /// that a hang is reported by the guard and the thread still ends.
 let hostDeadline: Duration = generousDeadline / 2
 
-/// A loop's thread did not finish within ``generousDeadline``.
-struct LoopThreadTimedOut: Error {}
-
-/// Runs `body` on a new thread that owns a new loop of `backend`, joins the thread (so the
-/// loop has been torn down when this returns) and returns the body's result.
-func onOwnLoop<T: Sendable>(_ backend: BackendKind, _ body: @escaping @Sendable (Loop) throws -> T) throws -> T {
-    let result = Lock<Result<T, any Error>?>(nil)
-    let thread = try JoinableThread {
-        result.withLock { $0 = Result { try body(try Loop.current(backend: backend)) } }
-    }
-    guard thread.join() else {
-        Issue.record("the loop's thread did not finish within \(generousDeadline)")
-        throw LoopThreadTimedOut()
-    }
-    return try result.withLock { $0! }.get()
-}
-
 /// Runs `body` on a new thread that owns a new loop of `backend` and a new GLib context (its
 /// thread default), joined before this returns.
 func onGLibThread<T: Sendable>(

@@ -8,18 +8,6 @@ import TestSupport
 /// cannot start is skipped, unless `RUNLOOPKIT_REQUIRED_BACKENDS` lists it (`RequiredBackendsTests`).
 let exportBackends: [BackendKind] = startableBackends
 
-/// Runs `body` on a new thread that owns a new loop of `backend`, and returns its result.
-func onOwnLoop<T: Sendable>(_ backend: BackendKind, _ body: @escaping @Sendable (Loop) throws -> T) throws -> T {
-    let outcome = Lock<Result<T, any Error>?>(nil)
-    let thread = try JoinableThread {
-        outcome.withLock { $0 = Result { try body(try Loop.current(backend: backend)) } }
-    }
-    guard thread.join() else { throw LoopThreadTimedOut() }
-    return try outcome.withLock { $0! }.get()
-}
-
-struct LoopThreadTimedOut: Error {}
-
 /// A reference a callback can read once it is set.
 final class Ref<Value: Sendable>: Sendable {
     private let storage = Lock<Value?>(nil)

@@ -35,27 +35,10 @@ func value<T: Sendable>(of future: EventLoopFuture<T>, sourceLocation: SourceLoc
 /// A future did not complete within ``generousDeadline``.
 struct FutureTimedOut: Error {}
 
-/// A loop's thread did not finish within ``generousDeadline``.
-struct LoopThreadTimedOut: Error {}
-
 /// Whether `result` is a failure with `error`.
 func failed<T>(_ result: Result<T, any Error>, with error: EventLoopError) -> Bool {
     guard case let .failure(failure) = result, let failure = failure as? EventLoopError else { return false }
     return failure == error
-}
-
-/// Runs `body` on a new thread that owns a new loop of `backend`, joins the thread (so the
-/// loop has been torn down when this returns) and returns the body's result.
-func onOwnLoop<T: Sendable>(_ backend: BackendKind, _ body: @escaping @Sendable (Loop) throws -> T) throws -> T {
-    let result = Lock<Result<T, any Error>?>(nil)
-    let thread = try JoinableThread {
-        result.withLock { $0 = Result { try body(try Loop.current(backend: backend)) } }
-    }
-    guard thread.join() else {
-        Issue.record("the loop's thread did not finish within \(generousDeadline)")
-        throw LoopThreadTimedOut()
-    }
-    return try result.withLock { $0! }.get()
 }
 
 /// Whether the calling thread is `loop`'s own.
