@@ -54,6 +54,7 @@ let package = Package(
                 "CBenchGLibSources",
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
                 .product(name: "RunLoopKitNIO", package: "RunLoopKit"),
+                .product(name: "RunLoopKitGLib", package: "RunLoopKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

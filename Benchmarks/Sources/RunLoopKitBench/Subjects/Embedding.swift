@@ -1,4 +1,5 @@
 import RunLoopKit
+import RunLoopKitGLib
 
 /// A RunLoopKit loop embedded in GLib's main loop: the subject `KitHost` runs as a `GMainLoop`
 /// on a context of its own, with the loop attached to that context through the embedding API.
@@ -17,10 +18,18 @@ struct Embedding: Hashable, Sendable {
     /// modes): the scenarios' items, and `KitHost`'s quit source, are there.
     let attach: @Sendable (_ loop: Loop, _ context: OpaquePointer) throws -> @Sendable () -> Void
 
-    /// The embeddings this build measures. An embedding product adds one entry here, for
-    /// example (with `RunLoopKitGLib` a dependency of the harness):
-    /// `Embedding(name: "embedded-glib", backend: .epoll) { loop, context in … }`.
-    static let all: [Embedding] = []
+    /// The embeddings this build measures: RunLoopKitGLib's `attach(to:)`, with the loop on
+    /// epoll and on io_uring (the backends that offer a host descriptor).
+    static let all: [Embedding] = [
+        Embedding(name: "embedded-glib", backend: .epoll, attach: attachToGLib),
+        Embedding(name: "embedded-glib-uring", backend: .uring, attach: attachToGLib),
+    ]
+
+    /// `Loop.attach(to:)` on the subject's context, in `.default` (the scenarios' mode).
+    private static func attachToGLib(_ loop: Loop, _ context: OpaquePointer) throws -> @Sendable () -> Void {
+        let attachment = try loop.attach(to: GLibMainContext(context))
+        return { attachment.detach() }
+    }
 
     static func == (lhs: Embedding, rhs: Embedding) -> Bool { lhs.name == rhs.name }
     func hash(into hasher: inout Hasher) { hasher.combine(name) }
