@@ -1,27 +1,53 @@
 #if GLib
 internal import CGLib
 import RunLoopKit
+import Synchronization
 
 /// A Swift closure as a GLib callback: retained by the source, released when GLib destroys it.
 /// The body returns whether the source stays (`G_SOURCE_CONTINUE`).
+///
+/// A test may attach the source on another thread than the one that dispatches or destroys it.
+/// GLib's context lock orders the attach before both, but libglib is not instrumented, so the
+/// Thread Sanitizer would see no order between what the attaching thread wrote (this box, the
+/// closure and what it captures) and the callback that reads it or the release that frees it.
+/// `attached` states GLib's order in terms TSan sees: stored (releasing) just before
+/// `g_source_attach`, loaded (acquiring) before each run and before the release.
 private final class GLibCallback {
-    let body: () -> Bool
+    private let body: () -> Bool
+    private let attached = Atomic<Bool>(false)
     init(_ body: @escaping () -> Bool) { self.body = body }
+
+    /// Called by the attaching thread right before `g_source_attach`.
+    func willAttach() { attached.store(true, ordering: .releasing) }
+
+    /// On the thread that runs or destroys the source: orders what follows after what the
+    /// attaching thread did before `willAttach()`, as GLib's lock already does.
+    func orderAfterAttach() {
+        precondition(attached.load(ordering: .acquiring), "GLibCallback: its source was never attached")
+    }
+
+    /// Runs the body; returns whether the source stays.
+    func run() -> Bool {
+        orderAfterAttach()
+        return body()
+    }
 }
 
 private let runCallback: GSourceFunc = { data in
-    Unmanaged<GLibCallback>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+    Unmanaged<GLibCallback>.fromOpaque(data!).takeUnretainedValue().run() ? 1 : 0
 }
 
 /// A `GUnixFDSourceFunc`'s shape: GLib calls an fd source's callback with the descriptor and
 /// condition first.
 private typealias UnixFDCallback = @convention(c) (Int32, GIOCondition, gpointer?) -> gboolean
 private let runFDCallback: UnixFDCallback = { _, _, data in
-    Unmanaged<GLibCallback>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+    Unmanaged<GLibCallback>.fromOpaque(data!).takeUnretainedValue().run() ? 1 : 0
 }
 
 private let releaseCallback: GDestroyNotify = { data in
-    Unmanaged<GLibCallback>.fromOpaque(data!).release()
+    let callback = Unmanaged<GLibCallback>.fromOpaque(data!)
+    callback.takeUnretainedValue().orderAfterAttach()
+    callback.release()
 }
 
 /// A `GMainContext *` that closures may capture and threads share (GLib's contexts are
@@ -40,8 +66,9 @@ private func attach(
     _ source: UnsafeMutablePointer<GSource>, to context: OpaquePointer, _ callback: GSourceFunc,
     _ body: @escaping () -> Bool
 ) {
-    g_source_set_callback(
-        source, callback, Unmanaged.passRetained(GLibCallback(body)).toOpaque(), releaseCallback)
+    let box = GLibCallback(body)
+    g_source_set_callback(source, callback, Unmanaged.passRetained(box).toOpaque(), releaseCallback)
+    box.willAttach()
     g_source_attach(source, context)
     g_source_unref(source)
 }
