@@ -17,8 +17,17 @@ extension BackendConformance {
         defer { source.invalidate() }
         let lost = Lock<String?>(nil)
         let finished = Atomic<Bool>(false)
+        // When the poke the poster waits for was made (nanoseconds since `origin`, 0 when none
+        // is waiting): what tells a run that slept through a poke from one that was simply long.
+        let origin = ContinuousClock.now
+        let pokedAt = Atomic<Int64>(0)
+        @Sendable func sinceOrigin() -> Int64 {
+            let (seconds, attoseconds) = (ContinuousClock.now - origin).components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000 + 1
+        }
         let poster = try Helper {
             for round in 0..<wakeRaceRounds {
+                pokedAt.store(sinceOrigin(), ordering: .releasing)
                 // Every other poke is a block: a different path to the same wake.
                 if round.isMultiple(of: 2) { source.signal() } else { loop.perform { answers.signal() } }
                 guard answers.wait(for: context.deadline) else {
@@ -30,18 +39,25 @@ extension BackendConformance {
                     }
                     break
                 }
+                pokedAt.store(0, ordering: .releasing)
             }
             finished.store(true, ordering: .releasing)
             loop.stop()
         }
-        // Runs until the poster is done (it stops the run). The poster's deadline for each answer
-        // is what finds a lost wake: the 3,000 round trips of one run may together take longer
-        // than any deadline (under the Thread Sanitizer on a loaded machine they took over 30 s),
-        // so a run's timeout says nothing about a single poke. The run's timeout, longer than the
-        // poster's deadline, is a backstop only: a wake path broken altogether cannot hang the
-        // check, and by the time it passes the poster has recorded the poke it waited for.
+        // Runs until the poster is done. A run that times out has slept through a poke only if
+        // one has been waiting for half the deadline: 3,000 round trips in one run may together
+        // take longer than the deadline (under the Thread Sanitizer on a loaded machine they took
+        // over 30 s), and a poke made just before the timeout is answered by the next run.
+        let half = context.deadline / 2
+        let (halfSeconds, halfAttoseconds) = half.components
+        let halfNanoseconds = halfSeconds * 1_000_000_000 + halfAttoseconds / 1_000_000_000
         while !finished.load(ordering: .acquiring) {
-            loop.run(.default, timeout: context.deadline * 4)
+            guard loop.run(.default, timeout: context.deadline) == .timedOut else { continue }
+            let poked = pokedAt.load(ordering: .acquiring)
+            if poked != 0, sinceOrigin() - poked >= halfNanoseconds, !finished.load(ordering: .acquiring) {
+                lost.withLock { $0 = $0 ?? "the loop slept \(context.deadline) while a poke was pending" }
+                break
+            }
         }
         let joined = poster.join(within: context.deadline * 2)
         let failure = lost.withLock { $0 }
