@@ -44,15 +44,17 @@ extension BackendConformance {
             finished.store(true, ordering: .releasing)
             loop.stop()
         }
-        // Runs until the poster is done. A run that times out has slept through a poke only if
-        // one has been waiting for half the deadline: 3,000 round trips in one run may together
-        // take longer than the deadline (under the Thread Sanitizer on a loaded machine they took
-        // over 30 s), and a poke made just before the timeout is answered by the next run.
+        // Runs until the poster is done. Each run returns after the first source it handles (a
+        // signal poke, every other round), so a run lasts a round trip or two however many rounds
+        // there are: one that times out went a whole deadline without handling a poke. It slept
+        // through one if a poke had been waiting for at least half of that deadline (not one made
+        // just before the timeout, nor none: a poster that was not scheduled).
         let half = context.deadline / 2
         let (halfSeconds, halfAttoseconds) = half.components
         let halfNanoseconds = halfSeconds * 1_000_000_000 + halfAttoseconds / 1_000_000_000
         while !finished.load(ordering: .acquiring) {
-            guard loop.run(.default, timeout: context.deadline) == .timedOut else { continue }
+            let result = loop.run(.default, timeout: context.deadline, returnAfterSourceHandled: true)
+            guard result == .timedOut else { continue }
             let poked = pokedAt.load(ordering: .acquiring)
             if poked != 0, sinceOrigin() - poked >= halfNanoseconds, !finished.load(ordering: .acquiring) {
                 lost.withLock { $0 = $0 ?? "the loop slept \(context.deadline) while a poke was pending" }
