@@ -9,12 +9,13 @@ import Testing
 /// Sources/Core/RunLoopKit.docc/BehaviourContract.md › C2: No lost wakeups; L4: Everything else
 /// from any thread).
 ///
-/// A pass looks at some state without the loop's lock: whether a version-0 source may be
-/// signalled (`Loop.maybeSignalled`), whether blocks are queued (`BlockQueue`'s count, with
-/// `SleepGate` between the loop's decision to sleep and a poster's wake), whether `wakeUp()` is
-/// pending (`Loop.wakeRequested`), which observers to notify (a snapshot kept while
+/// A pass looks at some state without the loop's lock (its `PassHints`, in
+/// Sources/Core/Pass/PassHints.swift, which states who raises and lowers each): whether a
+/// version-0 source may be signalled (`maybeSignalled`), whether blocks are queued (`BlockQueue`'s
+/// count, with `SleepGate` between the loop's decision to sleep and a poster's wake), whether
+/// `wakeUp()` is pending (`wakeRequested`), which observers to notify (a snapshot kept while
 /// `observersVersion` is unchanged) and whether the descriptors changed
-/// (`Loop.descriptorsChanged`). Each test has threads change that state at varied moments of
+/// (`descriptorsChanged`). Each test has threads change that state at varied moments of
 /// the loop's pass (right after it reacted, a swept short delay, a yield, once it sleeps) and
 /// waits, with ``generousDeadline``, for the loop to react: a change the loop misses shows as a
 /// deadline that passes (a loop asleep for good), a wrong reaction as a recorded violation.

@@ -7,11 +7,11 @@ import Testing
 /// Timing: a timer added from any thread, at any moment of the pass, fires once due.
 ///
 /// Window: a pass skips its timer step without the loop's lock when no queued timer can be due
-/// yet (`TimerBound`, a lower bound of every queued instant, lowered under the lock when a
-/// timer is queued and set again from the queues when a step finds nothing due). A poster adds
-/// one-shot timers due now or a few microseconds ahead while the loop sleeps, while it is busy
-/// in a block (mid-pass), and right after the previous timer fired (as the step that fired it
-/// sets the bound again); each must fire before the next is added.
+/// yet (the timer bound of `PassHints`, a lower bound of every queued instant, lowered under the
+/// lock when a timer is queued and set again from the queues when a step finds nothing due). A
+/// poster adds one-shot timers due now or a few microseconds ahead while the loop sleeps, while
+/// it is busy in a block (mid-pass), and right after the previous timer fired (as the step that
+/// fired it sets the bound again); each must fire before the next is added.
 ///
 /// Catches: a bound set from the queues outside the lock or before a concurrent add's lowering,
 /// or not lowered by an add — the loop then either sleeps until a deadline that has passed and

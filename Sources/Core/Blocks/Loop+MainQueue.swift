@@ -39,9 +39,8 @@ extension Loop {
     /// A trampoline like those in Callouts.swift, here to keep the dispatch SPI in this file.
     @inline(never)
     private func callingOutToMainQueue() {
-        counters.count(.mainQueue)
-        publishPlace(Loop.place(.mainQueue, .mainQueue))
+        instruments.enterCallout(.mainQueue, in: .mainQueue)
         _dispatch_main_queue_callback_4CF(nil)
-        publish(.mainQueue)
+        instruments.leaveCallout(to: .mainQueue)
     }
 }

@@ -129,8 +129,8 @@ extension Loop {
             // From here, `wakeUp()` and `stop()` act on this wait (W1, W2).
             state.hostPrepared = true
             // The wait consumes every wakeUp posted before it (W3), as the loop's own does.
-            let woken = wakeRequested.exchange(false, ordering: .acquiring)
-            if woken || state.hostStopped || descriptorsChanged.load(ordering: .acquiring)
+            let woken = hints.consumeWake()
+            if woken || state.hostStopped || hints.haveDescriptorsChanged()
                 || state.hasPendingWork(in: mode)
             {
                 return HostWait(deadline: nil, isReady: true)
@@ -240,7 +240,7 @@ extension Loop {
         guard let asleepSince else { return }
         state.withLock { $0.hostWaitMode = nil }
         _ = sleep.open()
-        counters.add(from: asleepSince, to: Nanoseconds.now(), asleep: true)
+        instruments.hostWaitEnded(asleepSince: asleepSince)
     }
 
     /// A wait that polls, its events dropped: they were for no source of the mode served

@@ -162,6 +162,7 @@ extension Loop {
     /// The loop's counters so far. Safe to call from any thread.
     public var statistics: Statistics {
         var snapshot = Statistics()
+        let counters = instruments.counters
         snapshot.passes = counters.passes.load(ordering: .relaxed)
         snapshot.timerWakeups = counters.timer.load(ordering: .relaxed)
         snapshot.sourceWakeups = counters.source.load(ordering: .relaxed)

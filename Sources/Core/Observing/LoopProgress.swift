@@ -1,7 +1,7 @@
 import Synchronization
 
-/// What a loop's thread is doing now, published for ``StallMonitor``s: the loop writes, any
-/// number of watchdogs read.
+/// What a loop's thread is doing now, published for ``StallMonitor``s: the loop writes (through
+/// its ``PassInstruments``), any number of watchdogs read.
 ///
 /// The loop's work is cut into *stretches*: one begins when a run starts, after every wait (a
 /// sleep or a poll) and when a nested run returns, and the loop going to sleep or leaving its
@@ -53,31 +53,5 @@ extension Loop {
     /// Where in a pass the loop is, as the low byte of ``LoopProgress/word``.
     static func place(_ phase: PassPhase?, _ callout: CalloutKind? = nil) -> UInt8 {
         (phase?.rawValue ?? 0) | (callout.map { $0.rawValue << 4 } ?? 0)
-    }
-
-    /// Begins a stretch of work at `place` (0: idle), at `time` (``Nanoseconds/now()``, when
-    /// the caller has read it). On the loop's thread.
-    func beginStretch(at time: Int64? = nil, place: UInt8) {
-        var stamp = ((local.progressStamp >> 8) &+ 1) << 8
-        if progress.monitors.load(ordering: .relaxed) > 0 {
-            progress.since.store(time ?? Nanoseconds.now(), ordering: .relaxed)
-            stamp |= LoopProgress.stampedBit
-        }
-        local.progressStamp = stamp
-        local.progressPlace = place
-        progress.word.store(stamp | UInt64(place), ordering: .releasing)
-    }
-
-    /// Says the loop is now at `place` in the current stretch. On the loop's thread.
-    @inline(__always)
-    func publishPlace(_ place: UInt8) {
-        local.progressPlace = place
-        progress.word.store(local.progressStamp | UInt64(place), ordering: .relaxed)
-    }
-
-    /// Says the loop is now in `phase`, in its own code. On the loop's thread.
-    @inline(__always)
-    func publish(_ phase: PassPhase) {
-        publishPlace(phase.rawValue)
     }
 }

@@ -51,14 +51,14 @@ public final class StallMonitor: Sendable {
                 argument: "threshold", value: "\(threshold)", reason: "a stall threshold must be positive")
         }
         self.threshold = threshold
-        let watch = StallWatch(progress: loop.progress, threshold: threshold, handler: handler)
+        let watch = StallWatch(progress: loop.instruments.progress, threshold: threshold, handler: handler)
         self.watch = watch
         // Counted before the thread starts: stretches begun from now on carry their start time.
-        loop.progress.monitors.add(1, ordering: .relaxed)
+        loop.instruments.progress.monitors.add(1, ordering: .relaxed)
         do {
             thread = Lock(try PThread.spawn(name: "stall-monitor") { watch.run() })
         } catch {
-            loop.progress.monitors.subtract(1, ordering: .relaxed)
+            loop.instruments.progress.monitors.subtract(1, ordering: .relaxed)
             throw error
         }
         // Watching when this returns; and the thread's one-time setup is behind it, not in

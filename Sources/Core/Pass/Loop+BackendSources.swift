@@ -9,7 +9,7 @@ extension Loop {
     func dispatchBackendSources() -> Bool {
         // The backend outlives this call: it is released on this thread, when it exits.
         guard let backend = backendAccess.withLock({ $0.backend }) else { return false }
-        publish(.backendSources)
+        instruments.enter(.backendSources)
         return backend.dispatchOwnSources()
     }
 }

@@ -59,7 +59,7 @@ struct ModeTable: Sequence {
         updateEach { _, state in update(&state) }
     }
 
-    /// At most the instant of every timer queued in any mode (see ``TimerBound``).
+    /// At most the instant of every timer queued in any mode (see ``PassHints``).
     var timerLowerBound: Int64 {
         slots.reduce(Int64.max) { bound, slot in Swift.min(bound, slot?.timerQueue.lowerBound ?? .max) }
     }

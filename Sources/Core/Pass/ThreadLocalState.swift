@@ -5,8 +5,11 @@ import Synchronization
 /// The part of a loop that only its own thread touches: the buffers a pass reuses so that a
 /// pass allocates nothing, and the thread's timer slack.
 final class ThreadLocalState: @unchecked Sendable {
-    // @unchecked: every access happens on the loop's own thread (see `Loop.run`).
-    var events: [ReadyEvent] = []
+    // @unchecked: every access happens on the loop's own thread (see `Loop.run`). For the same
+    // reason the buffers every pass looks at skip the runtime's exclusivity checks
+    // (`@exclusivity(unchecked)`): no other thread's access can overlap, and each check would
+    // cost a runtime call per look, several per pass.
+    @exclusivity(unchecked) var events: [ReadyEvent] = []
     var readySources: [(source: Loop.Source, readiness: Readiness)] = []
     /// The signalled sources a pass performs, with their signal stamps (see
     /// `performSignalledSources`).
@@ -16,20 +19,13 @@ final class ThreadLocalState: @unchecked Sendable {
     var timerSlack = TimerSlack()
     /// Blocks a drain took from the queue and has not run yet, oldest first (see
     /// ``BlockQueue``): a drain nested in one of them serves these first.
-    var takenBlocks: Deque<PendingBlock> = []
+    @exclusivity(unchecked) var takenBlocks: Deque<PendingBlock> = []
     /// The observers of the mode notified last, while no observer changed.
-    var observers = ObserverSnapshot.empty
+    @exclusivity(unchecked) var observers = ObserverSnapshot.empty
     /// The mode whose descriptors the backend watches, and the dispatch main queue's
     /// descriptor when it watches that too: only this thread changes them.
     var registeredMode: Loop.Mode?
     var registeredMainQueue: Int32?
-    /// The number and flags of the stretch of work the loop is in, and where in it the loop
-    /// is: the two halves of ``LoopProgress/word`` as this thread last published it.
-    var progressStamp: UInt64 = 0
-    var progressPlace: UInt8 = 0
-    /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
-    /// not running), for the statistics' time awake.
-    var awakeSince: Int64?
     /// Between ``Loop/prepareForHost(in:)`` and ``Loop/dispatchForHost()``: the mode a host
     /// loop waits for, and since when the loop has been asleep there (`nil` when the prepare
     /// found work and the loop did not go to sleep).

@@ -69,6 +69,12 @@ enum LockOrderCheck {
         held.ranks.append(rank)
     }
 
+    /// Whether the calling thread holds a lock of `rank` (for checks that a value is changed
+    /// under its lock; which lock of that rank is not known).
+    static func holds(_ rank: LockRank) -> Bool {
+        held.ranks.contains(rank)
+    }
+
     /// Records that a lock of `rank` was released.
     static func didRelease(_ rank: LockRank) {
         let held = self.held

@@ -1,0 +1,80 @@
+extension Loop {
+    /// [R7] Fires the timers of `mode` due now, in instant order, then order, then age (T11).
+    ///
+    /// Popped one at a time, so a run nested in a callback can fire the remaining ones. A
+    /// timer re-armed or added while these callbacks run fires in a later pass (see
+    /// ``TimerQueue``), even when it is already due.
+    /// - Returns: whether any timer fired.
+    func fireDueTimers(in mode: Mode) -> Bool {
+        // No timer queued in any mode: not even the clock is read.
+        guard hints.mayAnyTimerBeQueued() else { return false }
+        let limit = now
+        // Nothing due (the common case of a pass woken for something else): no lock when no
+        // timer of any mode can be due yet, one look otherwise.
+        guard hints.mayTimerBeDue(by: limit) else { return false }
+        let step: UInt64? = state.withLock { state in
+            let step = state.modes.update(mode) { $0.beginTimerStep(dueBy: limit) } ?? nil
+            if step == nil { hints.setTimerBound(state.modes.timerLowerBound) }
+            return step
+        }
+        guard let step else { return false }
+        publish(.timers)
+        var fired = false
+        // The time last read, for each timer's lateness: no clock read of its own.
+        var calledAt = limit
+        while let (timer, generation) = state.withLock({ state in
+            state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
+        }) {
+            if let returnedAt = fire(timer, armedAs: generation, calledAt: calledAt) {
+                fired = true
+                calledAt = returnedAt
+            }
+        }
+        state.withLock { state in
+            _ = state.modes.update(mode) { $0.timerQueue.endStep() }
+            hints.setTimerBound(state.modes.timerLowerBound)
+        }
+        return fired
+    }
+
+    /// Fires `timer` if it is still armed as `generation`; `calledAt` is about when its
+    /// callback begins (for the lateness statistics).
+    /// - Returns: when the callback returned, or `nil` when it did not run.
+    private func fire(
+        _ timer: Timer, armedAs generation: UInt64, calledAt: ContinuousClock.Instant
+    )
+        -> ContinuousClock.Instant?
+    {
+        let served: ContinuousClock.Instant? = timer.state.withLock { state in
+            guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
+                return nil
+            }
+            state.isFiring = true
+            state.instantSetWhileFiring = nil
+            // [N2] Every queued entry of this timer, in every mode, is now stale: nested runs skip it.
+            timer.generation.add(1, ordering: .acquiringAndReleasing)
+            return state.fireInstant
+        }
+        guard let served else { return nil }
+        // [T2] A one-shot timer is invalidated before its callout, as CFRunLoop does.
+        if timer.interval == nil { timer.invalidate() }
+        instruments.counters.countTimerFire(lateness: calledAt - served)
+        callingOutToTimer(timer)
+        let now = self.now
+        let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
+            state.isFiring = false
+            guard timer.isValid, let interval = timer.interval else { return nil }
+            var next = served.nextOnGrid(every: interval, after: now)
+            // [T6] An instant set while the callback ran replaces the advance, sooner or later;
+            // a past one means now (T1, T5), so the timer fires again in the next pass (it was
+            // handled in this pass's timer step, which serves it no more).
+            if let requested = state.instantSetWhileFiring { next = max(requested, now) }
+            state.fireInstant = next
+            return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
+        }
+        if let (instant, tolerance, generation) = rearm {
+            requeue(timer, at: instant, tolerance: tolerance, generation: generation)
+        }
+        return now
+    }
+}

@@ -1,0 +1,129 @@
+extension Loop {
+    /// [R6] Waits in the backend for the mode's ports, its next timer, the run's deadline or a
+    /// wake.
+    func waitForWork(
+        in mode: Mode, polls: Bool, drainsBackend: Bool, until runDeadline: ContinuousClock.Instant?
+    ) -> WaitOutcome {
+        publish(.beforeWaiting)
+        syncDescriptors(for: mode)
+        if polls {
+            // [R6, R11] A poll is a wait that returns at once: it consumes a pending wakeUp.
+            hints.consumeWakeByPolling()
+            // With no descriptor to ask about, the kernel has nothing to tell a poll.
+            // A backend with sources of its own, or a wake a host loop saw on the backend's
+            // descriptor, has something to tell all the same.
+            if registeredDescriptorCount == 0, local.registeredMainQueue == nil, !backendServesOwnSources,
+                !drainsBackend
+            {
+                return .polled
+            }
+        }
+        return backendAccess.withLock { access in
+            guard let backend = access.backend else { return .polled }
+            let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline)
+            if plan.sleeps { local.timerSlack.apply(plan.slack) }
+            return wait(in: backend, as: plan)
+        }
+    }
+
+    /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
+    /// dispatch main queue's) in the backend, when they changed since the last pass.
+    func syncDescriptors(for mode: Mode) {
+        let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
+        // Only this thread changes the registered mode and main queue; other threads only
+        // flag changed sources.
+        if !hints.mayDescriptorsHaveChanged(), local.registeredMode == mode,
+            local.registeredMainQueue == mainQueue
+        {
+            return
+        }
+        invalidate(
+            backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
+        (local.registeredMode, local.registeredMainQueue) = (mode, mainQueue)
+    }
+
+    /// Decides whether and until when to sleep and, when the loop sleeps, publishes it
+    /// through ``SleepGate``.
+    ///
+    /// [C2] Decided under the state lock, so work posted under that lock either is seen here or
+    /// finds the loop asleep and wakes it; blocks, posted under their own lock, and threads
+    /// waiting for the backend are looked for after the loop has published that it sleeps.
+    func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?) -> SleepPlan {
+        let now = self.now
+        return state.withLock { state in
+            // [R6] This wait consumes every wakeUp posted before it.
+            let woken = hints.consumeWake()
+            // [W4] Sources added since the sync must be registered before sleeping: poll, and the
+            // next pass syncs them.
+            if woken || hints.haveDescriptorsChanged() || state.hasPendingWork(in: mode)
+                || isEmpty(mode, state)
+            {
+                return .poll
+            }
+            var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
+            if let timer = state.modes.update(mode, { $0.timerDeadline() }) ?? nil {
+                let (wakeAt, slack) = local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance)
+                if runDeadline.map({ wakeAt <= $0 }) ?? true {
+                    plan.deadline = wakeAt
+                    plan.slack = slack
+                }
+            }
+            if let deadline = plan.deadline, deadline <= now { return .poll }
+            // A block an enclosing drain took runs here now if the mode was made common since
+            // this pass drained: that drain is over, and `addCommonMode` saw the loop awake.
+            if !local.takenBlocks.isEmpty {
+                let modeIsCommon = state.commonModes.contains(mode)
+                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                    return .poll
+                }
+            }
+            let commonModes = state.commonModes
+            let sleeps = sleep.close {
+                backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
+                    || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
+            }
+            guard sleeps else { return .poll }
+            // What a timer added during the sleep is compared with: the latest the wait can
+            // end, slack included, so that a timer due before then wakes the loop.
+            state.sleepDeadline = plan.deadline.map { local.timerSlack.latestEnd(ofWaitUntil: $0, slack: plan.slack) }
+            // Blocks taken by an enclosing drain are this thread's: what `addCommonMode` must
+            // know of them is published with the sleep (they cannot change while it lasts).
+            state.sleepHoldsBlocksForCommonModes =
+                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
+            return plan
+        }
+    }
+
+    /// Waits as `plan` says. A wait that returns with nothing to do before its deadline (a
+    /// signal interrupted it, or a wake posted for an earlier sleep arrived late) waits
+    /// again for what is left: every wait that ends has a reason [C3].
+    ///
+    /// The timer slack narrowed for this wait stays narrowed after it (callouts run with it):
+    /// putting it back would cost a system call between a timer's wake and its callout, and
+    /// another before the next exact wait. A wait that needs the thread's own slack restores
+    /// it, and so does the end of the outermost run.
+    func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
+        // A sleep ends the loop's stretch of work and is counted: these two times bound it.
+        let sleptAt: Int64? = plan.sleeps ? instruments.fallAsleep() : nil
+        while true {
+            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
+            do {
+                _ = try backend.wait(timeout: timeout, into: &local.events)
+            } catch {
+                // Interrupts, old kernels and sandboxes are handled by the backends; what is
+                // left is a broken invariant (a closed epoll descriptor, say).
+                preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
+            }
+            guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
+            // The backend's own sources (GLib's) became ready: the pass dispatches them.
+            if backendServesOwnSources, backend.hasOwnSourcesReady { break }
+            if let deadline = plan.deadline, now >= deadline { break }
+        }
+        guard let sleptAt else { return .polled }
+        // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
+        // next decision to sleep sets it again.
+        let woken = sleep.open()
+        instruments.wokeUp(sleptAt: sleptAt)
+        return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
+    }
+}

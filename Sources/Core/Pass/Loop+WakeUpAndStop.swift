@@ -1,0 +1,47 @@
+extension Loop {
+    /// Makes a sleeping loop return from its wait; the run goes on.
+    ///
+    /// Called while the loop runs but is busy, the next wait returns at once. No effect while
+    /// the loop is not running. Safe to call from any thread.
+    public func wakeUp() {
+        let wake: Bool = state.withLock { state in
+            // [W2] A host's wait counts as a run's: its descriptor must become readable.
+            guard !state.runs.isEmpty || state.hostPrepared else { return false }
+            // Asleep: ending that sleep is the whole wake. Marking it as pending too would
+            // make the next wait return at once as well: two passes for one wake. (The loop
+            // decides to sleep under this lock, so it cannot fall asleep in between.)
+            if sleep.isAsleep { return true }
+            hints.requestWake()
+            return false
+        }
+        if wake { sleep.wake() }
+    }
+
+    /// Ends the innermost active run after its current pass (its blocks still run).
+    ///
+    /// No effect while the loop is not running. Safe to call from any thread.
+    public func stop() {
+        let wake: Bool = state.withLock { state in
+            guard !state.runs.isEmpty else {
+                // Between a host's prepare and its dispatch's pass: the dispatch returns
+                // `.stopped` [W1], and a host asleep on the descriptor wakes for it.
+                guard state.hostPrepared else { return false }
+                state.hostStopped = true
+                return true
+            }
+            state.runs[state.runs.count - 1].stopped = true
+            return true
+        }
+        if wake { sleep.wake() }
+    }
+
+    /// Ends every active run, the outermost included, after its current pass: a
+    /// ``LoopThread`` ending its loop from a block that a nested run happens to drain.
+    func stopAllRuns() {
+        let wake: Bool = state.withLock { state in
+            for index in state.runs.indices { state.runs[index].stopped = true }
+            return !state.runs.isEmpty
+        }
+        if wake { sleep.wake() }
+    }
+}

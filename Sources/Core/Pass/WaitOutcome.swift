@@ -1,0 +1,25 @@
+/// How a pass's wait went, for the statistics.
+enum WaitOutcome {
+    /// The wait did not sleep (a poll).
+    case polled
+    /// The wait slept; `woken`: another thread woke it for this sleep; `reachedDeadline`:
+    /// it ran to the end it was planned with (a timer or the run's timeout).
+    case slept(woken: Bool, reachedDeadline: Bool)
+}
+
+extension WaitOutcome {
+    /// Why a wait that slept ended, from what the pass found after it, in this precedence:
+    /// a timer fired, a source was handled, the main queue drained, another thread woke it,
+    /// its deadline came; otherwise nothing (spurious, which C3 keeps at zero). `nil` for a
+    /// poll, which did not sleep.
+    func wakeupReason(firedTimers: Bool, handledSources: Bool, drainedMainQueue: Bool) -> WakeupReason? {
+        guard case let .slept(woken, reachedDeadline) = self else { return nil }
+        return firedTimers
+            ? .timer
+            : handledSources
+                ? .source
+                : drainedMainQueue
+                    ? .mainQueue
+                    : woken ? .woken : reachedDeadline ? .timeout : .spurious
+    }
+}
