@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// What a loop's passes tell the outside world about themselves, recorded in one place: the
@@ -31,8 +30,8 @@ final class PassInstruments: @unchecked Sendable {
     @exclusivity(unchecked) private var awakeSince: Int64?
 
     #if DEBUG
-    /// The loop's thread (`pthread_self()`), bound on first use; 0 until then.
-    private let owner = Atomic<UInt>(0)
+    /// The loop's thread, bound on first use.
+    private let owner = FirstThreadCheck()
     #endif
 
     // MARK: - Runs (R2, R10)
@@ -160,10 +159,7 @@ final class PassInstruments: @unchecked Sendable {
     @inline(__always)
     private func assertLoopThread() {
         #if DEBUG
-        let me = UInt(pthread_self())
-        let (bound, current) = owner.compareExchange(expected: 0, desired: me, ordering: .relaxed)
-        precondition(
-            bound || current == me, "RunLoopKit: a loop's pass instruments were used off the loop's thread")
+        owner.check("RunLoopKit: a loop's pass instruments were used off the loop's thread")
         #endif
     }
 }

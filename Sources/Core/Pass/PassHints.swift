@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// The flags a pass reads without the loop's lock, to skip work there is none of: every
@@ -53,9 +52,9 @@ struct PassHints: ~Copyable, Sendable {
     private let timerBound = Atomic<Int64>(.max)
 
     #if DEBUG
-    /// The thread that made the first lock-free read (`pthread_self()`), 0 until then: the
-    /// loop's thread, which may not be the one that created the loop (the main loop).
-    private let reader = Atomic<UInt>(0)
+    /// The thread that made the first lock-free read: the loop's thread, which may not be the
+    /// one that created the loop (the main loop).
+    private let reader = FirstThreadCheck()
     #endif
 
     init() {}
@@ -199,11 +198,7 @@ struct PassHints: ~Copyable, Sendable {
     @inline(__always)
     private func assertLoopThread() {
         #if DEBUG
-        let me = UInt(pthread_self())
-        let (bound, current) = reader.compareExchange(expected: 0, desired: me, ordering: .relaxed)
-        precondition(
-            bound || current == me,
-            "RunLoopKit: a pass hint was read without the loop's lock off the loop's thread (see PassHints)")
+        reader.check("RunLoopKit: a pass hint was read without the loop's lock off the loop's thread (see PassHints)")
         #endif
     }
 

@@ -1,5 +1,4 @@
 import DequeModule
-import Glibc
 import Synchronization
 
 /// The part of a loop that only its own thread touches: the buffers a pass reuses so that a
@@ -32,19 +31,13 @@ final class ThreadLocalState: @unchecked Sendable {
     var hostWait: (mode: Loop.Mode, asleepSince: Int64?)?
 
     #if DEBUG
-    /// The thread that first touched this state (`pthread_self()`), 0 until then: the
-    /// state binds to its thread on first use, since a loop may be created on one thread
-    /// (the main loop, from any) and run on another.
-    private let owner = Atomic<UInt>(0)
+    /// The state binds to the thread that first touches it.
+    private let owner = FirstThreadCheck()
 
     /// Traps with a message when called from another thread than the one that first
     /// touched this state (debug builds only).
     func assertConfined(to loop: Loop) {
-        let me = UInt(pthread_self())
-        let (bound, current) = owner.compareExchange(expected: 0, desired: me, ordering: .relaxed)
-        precondition(
-            bound || current == me,
-            "RunLoopKit: \(loop)'s loop-thread state was touched from a thread that is not the loop's own")
+        owner.check("RunLoopKit: \(loop)'s loop-thread state was touched from a thread that is not the loop's own")
     }
     #endif
 
