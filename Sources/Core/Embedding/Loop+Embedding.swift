@@ -142,7 +142,7 @@ extension Loop {
             if let deadline, deadline <= now { return HostWait(deadline: deadline, isReady: true) }
             if !local.takenBlocks.isEmpty {
                 let modeIsCommon = state.commonModes.contains(mode)
-                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                if local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon) {
                     return HostWait(deadline: nil, isReady: true)
                 }
             }
@@ -158,7 +158,7 @@ extension Loop {
             // callout) that would run in this mode were it common must wake it when it becomes
             // so; left over from an earlier sleep, the flag would wake it for nothing.
             state.sleepHoldsBlocksForCommonModes =
-                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
+                local.takenBlocks.contains(runningIn: mode, modeIsCommon: true)
             state.hostWaitMode = mode
             return HostWait(deadline: deadline, window: timer?.tolerance ?? .zero, isReady: false)
         }

@@ -16,7 +16,7 @@ final class ThreadLocalState: @unchecked Sendable {
     var timerSlack = TimerSlack()
     /// Blocks a drain took from the queue and has not run yet, oldest first (see
     /// ``BlockQueue``): a drain nested in one of them serves these first.
-    var takenBlocks: Deque<PendingBlock> = []
+    var takenBlocks = TakenBlocks()
     /// The observers of the mode notified last, while no observer changed.
     var observers = ObserverSnapshot.empty
     /// The mode whose descriptors the backend watches, and the dispatch main queue's

@@ -139,7 +139,7 @@ extension Loop {
         local.observers = .empty
         // Blocks that will never run are released here, with no lock held: a waiting caller's
         // block tells it so as it is freed (see `PendingBlock.body`).
-        local.takenBlocks = []
+        local.takenBlocks.removeAll()
         withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
