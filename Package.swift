@@ -181,7 +181,8 @@ let package = Package(
             ],
             path: "Tests/AllocationFixture"
         ),
-        // Threads, latches, pipes and counters the test targets and fixtures share.
+        // Threads, latches, pipes, counters, references and a seeded random generator the test
+        // targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ConformanceTests",
