@@ -20,7 +20,18 @@ struct ProgressLayoutTests {
         #expect(!Loop.progressField(Zero.self, fitsIn: 3))
     }
 
-    private enum Seven: UInt8, CaseIterable { case a = 1, b, c, d, e, f, g }
-    private enum Eight: UInt8, CaseIterable { case a = 1, b, c, d, e, f, g, h }
-    private enum Zero: UInt8, CaseIterable { case none = 0, a }
+    private enum Seven: UInt8, CaseIterable {
+        case a = 1
+        case b, c, d, e, f, g
+    }
+
+    private enum Eight: UInt8, CaseIterable {
+        case a = 1
+        case b, c, d, e, f, g, h
+    }
+
+    private enum Zero: UInt8, CaseIterable {
+        case none = 0
+        case a
+    }
 }

@@ -8,7 +8,8 @@ import Glibc
 /// - a negative duration is zero;
 /// - a duration too long for the type saturates at its largest value (or the cap stated).
 extension Duration {
-    /// Whole nanoseconds, rounded up; saturating at `Int64.max` (292 years).
+    /// Whole nanoseconds, rounded up; zero for a negative duration; saturating at `Int64.max`
+    /// (292 years).
     package var nanosecondsRoundedUp: Int64 {
         if self <= .zero { return 0 }
         // Compared as durations first: `components` traps for durations past Int64 seconds.
