@@ -87,7 +87,9 @@ let package = Package(
         ),
         .target(
             name: "RunLoopURing",
-            dependencies: ["RunLoopCore", "CLibURing"],
+            dependencies: [
+                "RunLoopCore", "CLibURing", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Sources/BackendURing"
         ),
         .target(
@@ -189,8 +191,10 @@ let package = Package(
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
                 "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
-                // The GLib backend's tests attach GLib sources to its context.
+                // The GLib backend's tests attach GLib sources to its context; the libevent
+                // backend's add events to its event_base (ForeignEvent).
                 .target(name: "CGLib", condition: .when(traits: ["GLib"])),
+                .target(name: "CLibevent", condition: .when(traits: ["Libevent"])),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

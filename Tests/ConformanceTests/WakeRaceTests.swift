@@ -137,7 +137,7 @@ struct WakeRace: Sendable {
             case .signal: signalled.signal()
             case .wakeUp: loop.wakeUp()
             }
-            let deadline = DispatchTime.now() + .nanoseconds(Int(generousDeadline.nanosecondsClampedToZero))
+            let deadline = DispatchTime.now() + .nanoseconds(Int(generousDeadline.nanosecondsRoundedUp))
             while reactions.value <= before {
                 // Extra signals (a wake that ended two sleeps) only cost an extra turn here.
                 if reacted.wait(timeout: deadline) == .timedOut, reactions.value <= before {

@@ -17,9 +17,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let blocks = BlockQueue()
     /// How the loop sleeps and other threads wake it (see ``SleepGate``).
     let sleep: SleepGate
-    let waker: any BackendWaker
-    /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
-    let backendAccess: BackendAccess
+    /// The backend and what is registered in it; see ``Registrar`` for who may touch them when.
+    let registrar: Registrar
     #if DEBUG
     /// Touched only on the loop's own thread, which debug builds check at every use (see
     /// `ThreadLocalState.assertConfined(to:)`).
@@ -80,8 +79,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         var initial = LoopState(blocks: blocks, sleep: gate)
         initial.servesMainQueue = isMain
         self.state = Lock(initial, rank: .loopState)
-        self.waker = backend.waker
-        self.backendAccess = BackendAccess(backend: backend)
+        self.registrar = Registrar(backend: backend)
         selfReference = WeakLoop(loop: self)
     }
 
@@ -98,7 +96,7 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// The backend's waker, for tests that deliver a wake no one claimed (as a late write from
     /// an earlier sleep would).
-    package var backendWaker: any BackendWaker { waker }
+    package var backendWaker: any BackendWaker { sleep.waker }
 
     #if DEBUG
     /// For tests, in debug builds only: touches the loop-thread-only state, as a bug reaching
@@ -117,7 +115,7 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// How many descriptors the loop has registered in its backend for version-1 sources (not
     /// its waker nor the dispatch main queue). Safe to call from any thread.
-    package var registeredDescriptorCount: Int { backendAccess.registeredCount.load(ordering: .relaxed) }
+    package var registeredDescriptorCount: Int { registrar.registeredCount.load(ordering: .relaxed) }
 
     /// How many entries `mode`'s timer queue holds, live or stale (for tests that memory stays
     /// flat when timers are re-armed or invalidated). Safe to call from any thread.
@@ -553,51 +551,6 @@ public final class Loop: Sendable, CustomStringConvertible {
         }
         if wake { sleep.wake() }
         return removed
-    }
-
-    /// Takes the descriptors that no source needs any more out of the backend now, from any
-    /// thread (see ``BackendAccess``).
-    func releaseRemovedDescriptors() {
-        // A sleeping loop holds the backend: wake it so that it lets go.
-        let unwatchable = backendAccess.withLockWakingLoop({ sleep.wake() }) { access in
-            syncRegistrations(access, for: nil)
-        }
-        invalidate(unwatchable)
-    }
-
-    /// Brings the backend's registrations in line with the version-1 sources of `mode`, or of
-    /// the mode registered now when `mode` is `nil`, if anything changed. Backend lock held.
-    ///
-    /// - Returns: the sources that cannot be watched, for ``invalidate(_:)`` once no lock is held.
-    func syncRegistrations(
-        _ access: BackendAccess, for mode: Mode?, mainQueue: Int32?? = .none
-    ) -> [DescriptorTable.Unwatchable] {
-        guard let backend = access.backend, let mode = mode ?? access.descriptors.mode else { return [] }
-        let mainQueue = mainQueue ?? access.descriptors.mainQueue?.descriptor
-        let changes: DescriptorTable.Changes? = state.withLock { state in
-            guard
-                descriptorsChanged.load(ordering: .acquiring) || access.descriptors.mode != mode
-                    || access.descriptors.mainQueue?.descriptor != mainQueue
-            else { return nil }
-            descriptorsChanged.store(false, ordering: .relaxed)
-            let stays = access.descriptors.mode == mode
-            return state.modes.update(mode) { modeState in
-                defer { modeState.changedDescriptors.removeAll(keepingCapacity: true) }
-                guard stays else { return .all(modeState.descriptorSources) }
-                return .some(modeState.changedDescriptors.map { ($0, modeState.descriptorSources[$0] ?? []) })
-            } ?? .all([:])
-        }
-        guard let changes else { return [] }
-        return access.descriptors.sync(changes, mode: mode, mainQueue: mainQueue, with: backend)
-    }
-
-    /// Reports (through ``Loop/logger``, D8) and invalidates sources that cannot be watched,
-    /// and reports a main queue that cannot be. No lock may be held.
-    func invalidate(_ unwatchable: [DescriptorTable.Unwatchable]) {
-        for entry in unwatchable {
-            report(entry)
-            entry.source?.invalidate()
-        }
     }
 
     /// Removes an invalidated timer from every mode.

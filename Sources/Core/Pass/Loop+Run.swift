@@ -138,13 +138,9 @@ extension Loop {
             if handledSources || drainedMainQueue || dispatchedBackendSources { run.handledSource = true }
             if case let .slept(woken, reachedDeadline) = wait {
                 counters.count(
-                    firedTimers
-                        ? .timer
-                        : handledSources || dispatchedBackendSources
-                            ? .source
-                            : drainedMainQueue
-                                ? .mainQueue
-                                : woken ? .woken : reachedDeadline ? .timeout : .spurious)
+                    WakeupReason(
+                        firedTimers: firedTimers, handledSources: handledSources || dispatchedBackendSources,
+                        drainedMainQueue: drainedMainQueue, woken: woken, reachedDeadline: reachedDeadline))
             }
         }
         counters.countPass()
@@ -325,34 +321,22 @@ extension Loop {
             // With no descriptor to ask about, the kernel has nothing to tell a poll.
             // A backend with sources of its own, or a wake a host loop saw on the backend's
             // descriptor, has something to tell all the same.
-            if registeredDescriptorCount == 0, local.registeredMainQueue == nil, !backendServesOwnSources,
-                !drainsBackend
-            {
+            if registrar.watchesNothing, !backendServesOwnSources, !drainsBackend {
                 return .polled
             }
         }
-        return backendAccess.withLock { access in
-            guard let backend = access.backend else { return .polled }
+        return registrar.withBackend { backend in
             let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline)
             if plan.sleeps { local.timerSlack.apply(plan.slack) }
             return wait(in: backend, as: plan)
-        }
+        } ?? .polled
     }
 
     /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
     /// dispatch main queue's) in the backend, when they changed since the last pass.
     func syncDescriptors(for mode: Mode) {
         let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
-        // Only this thread changes the registered mode and main queue; other threads only
-        // flag changed sources.
-        if !descriptorsChanged.load(ordering: .acquiring), local.registeredMode == mode,
-            local.registeredMainQueue == mainQueue
-        {
-            return
-        }
-        invalidate(
-            backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
-        (local.registeredMode, local.registeredMainQueue) = (mode, mainQueue)
+        invalidateUnwatchable(registrar.sync(mode, mainQueue: mainQueue, of: self))
     }
 
     /// Decides whether and until when to sleep and, when the loop sleeps, publishes it
@@ -391,9 +375,8 @@ extension Loop {
                 }
             }
             let commonModes = state.commonModes
-            let sleeps = sleep.close {
-                backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
-                    || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
+            let sleeps = sleep.beginSleep {
+                registrar.hasWaiters || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
             }
             guard sleeps else { return .poll }
             // What a timer added during the sleep is compared with: the latest the wait can
@@ -436,8 +419,8 @@ extension Loop {
         guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
-        let woken = sleep.open()
-        wake(from: sleptAt, at: Nanoseconds.now())
+        let woken = sleep.endSleep()
+        accountWake(sleptAt: sleptAt, wokeAt: Nanoseconds.now())
         return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }
 
@@ -448,8 +431,9 @@ extension Loop {
         beginStretch(at: time, place: 0)
     }
 
-    /// The loop slept from `sleptAt` and woke at `wokeAt`: a stretch of work begins.
-    private func wake(from sleptAt: Int64, at wokeAt: Int64) {
+    /// Accounts for a sleep from `sleptAt` to `wokeAt`: counted as time asleep, and the loop is
+    /// awake from then on, in a new stretch of work.
+    private func accountWake(sleptAt: Int64, wokeAt: Int64) {
         counters.add(from: sleptAt, to: wokeAt, asleep: true)
         local.awakeSince = wokeAt
         beginStretch(at: wokeAt, place: Loop.place(.afterWaiting))
@@ -537,25 +521,7 @@ extension Loop {
         guard !local.events.isEmpty else { return (false, false) }
         publish(.version1Sources)
         local.readySources.removeAll(keepingCapacity: true)
-        var mainQueueReady = false
-        var sourceEvents = 0
-        // Another thread may have unregistered a descriptor since the wait: its event is stale.
-        backendAccess.withLock { access in
-            for event in local.events {
-                if access.descriptors.isMainQueue(event.token) {
-                    mainQueueReady = true
-                    continue
-                }
-                guard let sources = access.descriptors.sources(for: event.token) else { continue }
-                sourceEvents += 1
-                for source in sources {
-                    guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else {
-                        continue
-                    }
-                    local.readySources.append((source, event.readiness))
-                }
-            }
-        }
+        let (mainQueueReady, sourceEvents) = registrar.collectReady(local.events, into: &local.readySources)
         local.events.removeAll(keepingCapacity: true)
         counters.countDescriptorEvents(sourceEvents)
         guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
@@ -577,8 +543,8 @@ extension Loop {
         }
         // An error may mean the descriptor was closed (and its number reused) behind the
         // source's back: then the source is reported and invalidated, not called.
-        let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []
-        if !misused.isEmpty { invalidate(misused) }
+        let misused = Registrar.closedBehindTheirBack(ready)
+        if !misused.isEmpty { invalidateUnwatchable(misused) }
         for (source, readiness) in ready {
             guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else {
                 continue
@@ -591,21 +557,6 @@ extension Loop {
             handled = true
         }
         return (handled, mainQueueReady)
-    }
-}
-
-extension Loop {
-    /// The sources among `ready` reporting an error whose descriptor no longer names the
-    /// file they were made for.
-    fileprivate func closedBehindTheirBack(
-        _ ready: [(source: Source, readiness: Readiness)]
-    ) -> [DescriptorTable.Unwatchable] {
-        ready.compactMap { source, readiness in
-            guard readiness.contains(.error), let (fd, _) = source.watchedDescriptor else { return nil }
-            let now = FileIdentity(of: fd)
-            guard now != source.fileIdentity else { return nil }
-            return .closed(source, descriptor: fd, nowNames: now)
-        }
     }
 }
 

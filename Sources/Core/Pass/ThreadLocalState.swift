@@ -22,10 +22,6 @@ final class ThreadLocalState: @unchecked Sendable {
     @exclusivity(unchecked) var takenBlocks = TakenBlocks()
     /// The observers of the mode notified last, while no observer changed.
     var observers = ObserverSnapshot.empty
-    /// The mode whose descriptors the backend watches, and the dispatch main queue's
-    /// descriptor when it watches that too: only this thread changes them.
-    var registeredMode: Loop.Mode?
-    var registeredMainQueue: Int32?
     /// The number and flags of the stretch of work the loop is in, and where in it the loop
     /// is: the two halves of ``LoopProgress/word`` as this thread last published it.
     var progressStamp: UInt64 = 0

@@ -23,7 +23,7 @@ final class HotPathBeacon: Sendable {
         if condition() { return true }
         waiting.store(true, ordering: .sequentiallyConsistent)
         defer { waiting.store(false, ordering: .sequentiallyConsistent) }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.nanosecondsClampedToZero))
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.nanosecondsRoundedUp))
         while !condition() {
             // Leftover signals from pings nobody waited for only cost a look.
             if semaphore.wait(timeout: deadline) == .timedOut { return condition() }
