@@ -87,7 +87,9 @@ let package = Package(
         ),
         .target(
             name: "RunLoopURing",
-            dependencies: ["RunLoopCore", "CLibURing"],
+            dependencies: [
+                "RunLoopCore", "CLibURing", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Sources/BackendURing"
         ),
         .target(
@@ -181,15 +183,18 @@ let package = Package(
             ],
             path: "Tests/AllocationFixture"
         ),
-        // Threads, latches, pipes and counters the test targets and fixtures share.
+        // Threads, latches, pipes, counters, references and a seeded random generator the test
+        // targets and fixtures share.
         .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
                 "RunLoopKit", "TestSupport", "MainLoopFixture", "StressFixture", "AsyncMainFixture",
                 "AsyncMainFallbackFixture", "CreateExecutorsFixture", "RunLoopKitBackendConformance", "CTestSupport",
-                // The GLib backend's tests attach GLib sources to its context.
+                // The GLib backend's tests attach GLib sources to its context; the libevent
+                // backend's add events to its event_base (ForeignEvent).
                 .target(name: "CGLib", condition: .when(traits: ["GLib"])),
+                .target(name: "CLibevent", condition: .when(traits: ["Libevent"])),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -7,11 +7,11 @@ struct DescriptorRegistration {
     var descriptor: Int32
     var token: Token
     var interest: Interest
-    /// The file the descriptor named when registered (device, inode). `ppoll` watches numbers:
+    /// The file the descriptor named when registered. `ppoll` watches numbers:
     /// before a readiness is reported, the number must still name this file, or a stranger
     /// that took it over (the user closed the descriptor without removing its source) would be
     /// reported under this registration's token.
-    var file: (device: UInt64, inode: UInt64)
+    var file: FileIdentity
     /// Closed or taken over: reported once as an error, never polled again.
     var failed = false
 
@@ -38,17 +38,7 @@ struct DescriptorRegistration {
         return readiness
     }
 
-    /// The file `descriptor` names, or `nil` when it is not open.
-    static func file(of descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
     /// Whether the descriptor still names the file it named when registered.
-    var namesRegisteredFile: Bool {
-        guard let now = Self.file(of: descriptor) else { return false }
-        return now.device == file.device && now.inode == file.inode
-    }
+    var namesRegisteredFile: Bool { FileIdentity(of: descriptor) == file }
 }
 #endif

@@ -168,7 +168,7 @@ public final class GLibBackend: Backend {
     ///   such a file always ready).
     public func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard indexByDescriptor[descriptor] == nil else { throw SystemError("ppoll", errno: EEXIST) }
-        guard let file = DescriptorRegistration.file(of: descriptor) else { throw SystemError("ppoll", errno: EBADF) }
+        guard let file = FileIdentity(of: descriptor) else { throw SystemError("ppoll", errno: EBADF) }
         // poll(2) would call a regular file always ready; the kernel's own probe says which files
         // support readiness, as epoll_ctl decides in the epoll backend.
         switch rlk_supports_polling(descriptor) {
@@ -178,8 +178,7 @@ public final class GLibBackend: Backend {
         }
         indexByDescriptor[descriptor] = registrations.count
         registrations.append(
-            DescriptorRegistration(
-                descriptor: descriptor, token: token, interest: interest, file: (file.device, file.inode)))
+            DescriptorRegistration(descriptor: descriptor, token: token, interest: interest, file: file))
         registrationsChanged = true
         watchedDescriptors.set(registrations.map(\.descriptor))
     }

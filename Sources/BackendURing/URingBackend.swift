@@ -2,6 +2,7 @@
 internal import CLibURing
 import Glibc
 import RunLoopCore
+import SystemPackage
 
 /// The io_uring backend: one-shot poll requests on a ring, nanosecond waits in one
 /// `io_uring_enter`, and a waker that posts straight into the ring.
@@ -44,7 +45,7 @@ public final class URingBackend: Backend {
         var failed = false
         /// The file the descriptor named when registered (device, inode). A poll is re-armed by
         /// descriptor number, so before re-arming, the number must still name this file.
-        var file: (device: UInt64, inode: UInt64)
+        var file: FileIdentity
         /// A poll completed since this was armed: the next arming re-checks the file.
         var completed = false
     }
@@ -109,15 +110,12 @@ public final class URingBackend: Backend {
         guard registrations[descriptor] == nil else { throw SystemError("io_uring_prep_poll_add", errno: EEXIST) }
         // Checked now, as epoll_ctl does, rather than when the poll is armed in the next wait:
         // a closed descriptor, and a file that is always ready, are refused at registration.
-        var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+        guard descriptor >= 0, let info = try? FileDescriptor(rawValue: descriptor).stat() else {
             throw SystemError("io_uring_prep_poll_add", errno: EBADF)
         }
-        let type = info.st_mode & S_IFMT
-        guard type != S_IFREG, type != S_IFDIR else { throw SystemError("io_uring_prep_poll_add", errno: EPERM) }
+        guard !info.isAlwaysReady else { throw SystemError("io_uring_prep_poll_add", errno: EPERM) }
         // Armed by the next wait, in the same `io_uring_enter` that sleeps.
-        registrations[descriptor] = Registration(
-            token: token, interest: interest, file: (UInt64(info.st_dev), UInt64(info.st_ino)))
+        registrations[descriptor] = Registration(token: token, interest: interest, file: FileIdentity(info))
         needsArming.append(descriptor)
     }
 
@@ -225,7 +223,7 @@ public final class URingBackend: Backend {
             // The registered file was closed behind Core's back and the number reused: never
             // watch the stranger for this registration. Reported once as an error, which Core
             // recognises as that misuse.
-            if registration.completed, !Self.names(descriptor, registration.file) {
+            if registration.completed, FileIdentity(of: descriptor) != registration.file {
                 registrations[descriptor]!.failed = true
                 ready.append(ReadyEvent(token: registration.token, readiness: .error))
                 continue
@@ -299,12 +297,6 @@ public final class URingBackend: Backend {
             registrations[descriptor]!.failed = true
             ready.append(ReadyEvent(token: token, readiness: .error))
         }
-    }
-
-    /// Whether `descriptor` still names `file`.
-    private static func names(_ descriptor: Int32, _ file: (device: UInt64, inode: UInt64)) -> Bool {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 && UInt64(info.st_dev) == file.device && UInt64(info.st_ino) == file.inode
     }
 
     // MARK: - Poll masks

@@ -82,12 +82,12 @@ struct BadInputBackendTests {
 
     @Test("Duration helpers clamp: negative to zero, enormous to the type's limit")
     func durationClamps() {
-        #expect((Duration.zero - .seconds(1)).nanosecondsClampedToZero == 0)
-        #expect(Duration.seconds(Int64.max).nanosecondsClampedToZero == Int64.max)
+        #expect((Duration.zero - .seconds(1)).nanosecondsRoundedUp == 0)
+        #expect(Duration.seconds(Int64.max).nanosecondsRoundedUp == Int64.max)
         #expect(Duration.seconds(Int64.max).millisecondsRoundedUp == Int32.max)
         // Beyond Int64.max seconds, where `Duration.components` itself would trap.
-        #expect((Duration.seconds(Int64.max) + .seconds(Int64.max)).nanosecondsClampedToZero == Int64.max)
-        #expect(Duration.nanoseconds(0.5).nanosecondsClampedToZero == 1)
+        #expect((Duration.seconds(Int64.max) + .seconds(Int64.max)).nanosecondsRoundedUp == Int64.max)
+        #expect(Duration.nanoseconds(0.5).nanosecondsRoundedUp == 1)
         let spec = (Duration.zero - .seconds(5)).timespecRoundedUp
         #expect(spec.tv_sec == 0 && spec.tv_nsec == 0)
     }

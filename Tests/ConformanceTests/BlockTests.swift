@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import RunLoopKit
 import Synchronization
@@ -47,6 +48,38 @@ struct BlockTests {
         // Drains: step 1 runs first and second; queued-by-first waits for the drain at the end
         // of the pass (step 6), after the timer.
         #expect(trace.all == ["beforeTimers", "first", "second", "timer", "queued by first"])
+    }
+
+    /// The drain takes the whole queue at once when every block in it runs in the mode (the
+    /// same modes throughout), and in runs otherwise: in both, a block another thread queues
+    /// at the request of a block being drained waits for a later drain.
+    @Test(
+        "a block another thread queues while a drain is under way runs at a later drain",
+        arguments: backends, [false, true])
+    func queuedFromAnotherThreadDuringDrainWaits(_ backend: BackendKind, mixedModes: Bool) async throws {
+        let trace = Trace()
+        let posted = DispatchSemaphore(value: 0)
+        let answered = Ref<Bool>()
+        try await onLoopThread(backend) { loop in
+            loop.record([.beforeTimers], into: trace)
+            loop.add(try Loop.Timer(after: .zero) { _ in trace("timer") }, to: .default)
+            loop.perform {
+                trace("first")
+                DispatchQueue.global().async {
+                    loop.perform { trace("from another thread") }
+                    posted.signal()
+                }
+                answered.value = posted.wait(timeout: .now() + 60) == .success
+            }
+            if mixedModes {
+                loop.perform(in: [.default]) { trace("second") }
+            } else {
+                loop.perform { trace("second") }
+            }
+            loop.run(timeout: generousDeadline)
+        }
+        #expect(answered.value == true, "the other thread never queued its block")
+        #expect(trace.all == ["beforeTimers", "first", "second", "timer", "from another thread"])
     }
 
     @Test("perform without modes runs in every common mode", arguments: backends)

@@ -1,9 +1,7 @@
 #if Libevent
 import Glibc
 import RunLoopKit
-// @testable for `ForeignEvent`, which reaches libevent's C API for the event_base test: the
-// test target does not depend on the C module itself.
-@testable import RunLoopLibevent
+import RunLoopLibevent
 import Synchronization
 import TestSupport
 import Testing

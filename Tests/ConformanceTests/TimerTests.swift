@@ -50,7 +50,7 @@ struct TimerTests {
         #expect(anchoredAfterAdd)
         // Every served instant lies on the grid anchored at the moment of adding.
         #expect(served.first == .zero)
-        #expect(served.allSatisfy { $0.nanosecondsClampedToZero % 1_000_000 == 0 })
+        #expect(served.allSatisfy { $0.nanosecondsRoundedUp % 1_000_000 == 0 })
     }
 
     @Test(
@@ -82,7 +82,7 @@ struct TimerTests {
         }
         #expect(fires == 2)
         // On the original grid, after the callback returned: the missed instants were skipped.
-        #expect((next - anchor).nanosecondsClampedToZero % 2_000_000 == 0)
+        #expect((next - anchor).nanosecondsRoundedUp % 2_000_000 == 0)
         #expect(next > returned)
         #expect(next - anchor >= .milliseconds(16))
     }

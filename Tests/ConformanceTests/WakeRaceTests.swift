@@ -124,10 +124,9 @@ struct WakeRace: Sendable {
         }
 
         var outcome = Outcome()
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var random = SeededRandom(0x9E37_79B9_7F4A_7C15)
         for round in 0..<rounds {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            Self.vary(seed, loop: loop, delay: reactions)
+            Self.vary(random.next(), loop: loop, delay: reactions)
             let before = reactions.value
             switch poke {
             case .perform:
@@ -138,7 +137,7 @@ struct WakeRace: Sendable {
             case .signal: signalled.signal()
             case .wakeUp: loop.wakeUp()
             }
-            let deadline = DispatchTime.now() + .nanoseconds(Int(generousDeadline.nanosecondsClampedToZero))
+            let deadline = DispatchTime.now() + .nanoseconds(Int(generousDeadline.nanosecondsRoundedUp))
             while reactions.value <= before {
                 // Extra signals (a wake that ended two sleeps) only cost an extra turn here.
                 if reacted.wait(timeout: deadline) == .timedOut, reactions.value <= before {
@@ -155,15 +154,15 @@ struct WakeRace: Sendable {
         return outcome
     }
 
-    /// Picks the moment of the next poke, from the top bits of `seed`.
-    private static func vary(_ seed: UInt64, loop: Loop, delay counter: AtomicInt) {
-        switch seed >> 60 {
+    /// Picks the moment of the next poke, from the top bits of `pick` (a ``SeededRandom`` draw).
+    private static func vary(_ pick: UInt64, loop: Loop, delay counter: AtomicInt) {
+        switch pick >> 60 {
         case 0..<6:
             break // At once: the loop is still finishing the pass that reacted.
         case 6..<12:
             // A short delay, varied in small steps: sweeps the loop's way back to sleep
             // (publishing that it sleeps, the last look at its queues, the wait itself).
-            for _ in 0..<((seed >> 40) & 0xFF) { _ = counter.value }
+            for _ in 0..<((pick >> 40) & 0xFF) { _ = counter.value }
         case 12..<14:
             // Once it sleeps. Polled with short sleeps, not a spin, which would take the CPU
             // from the loop (and from the tests running alongside); bounded, as a loop may be

@@ -101,11 +101,10 @@ struct WakeTests {
             loop.add(signalSource, to: .default)
             let acknowledged = Atomic<Int>(0)
             try spawnThread {
-                var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+                var random = SeededRandom(0x9E37_79B9_7F4A_7C15)
                 for round in 0..<rounds {
-                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                     // Vary the moment: sometimes right away, sometimes after the loop went to sleep.
-                    if seed >> 62 == 0 { while !loop.isWaiting { sched_yield() } }
+                    if random.next() >> 62 == 0 { while !loop.isWaiting { sched_yield() } }
                     switch round % 3 {
                     case 0: loop.perform { count.add(1, ordering: .relaxed) }
                     case 1: signalSource.signal()

@@ -8,21 +8,6 @@ import TestSupport
 /// cannot start is skipped, unless `RUNLOOPKIT_REQUIRED_BACKENDS` lists it (`RequiredBackendsTests`).
 let exportBackends: [BackendKind] = startableBackends
 
-/// A reference a callback can read once it is set.
-final class Ref<Value: Sendable>: Sendable {
-    private let storage = Lock<Value?>(nil)
-    var value: Value? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
-}
-
-/// A source that keeps a mode alive without ever firing: a port nobody sends to.
-func keepAliveSource() throws -> (Loop.Source, Loop.Port<Int>) {
-    let port = try Loop.Port<Int>()
-    return (Loop.Source(port: port) { _ in }, port)
-}
-
 /// A metrics backend that passes everything to `TestMetrics` and opens a latch when the
 /// counter named `label` is first incremented: a test waits for that event, not for a time.
 struct ObservedFactory: MetricsFactory {

@@ -20,7 +20,7 @@ public final class Latch: Sendable {
     /// Waits until opened; false if `timeout` passed first.
     @discardableResult
     public func wait(for timeout: Duration = generousDeadline) -> Bool {
-        let nanos = Int(timeout.nanosecondsClampedToZero)
+        let nanos = Int(timeout.nanosecondsRoundedUp)
         guard semaphore.wait(timeout: .now() + .nanoseconds(nanos)) == .success else { return false }
         semaphore.signal() // Stay open for other waiters.
         return true

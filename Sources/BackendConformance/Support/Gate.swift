@@ -15,7 +15,7 @@ final class Gate: Sendable {
 
     /// Waits until opened; false if `limit` passed first.
     func wait(for limit: Duration) -> Bool {
-        guard semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsClampedToZero))) == .success else {
+        guard semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsRoundedUp))) == .success else {
             return false
         }
         semaphore.signal() // Stay open for other waiters.
@@ -32,6 +32,6 @@ final class Handshake: Sendable {
 
     /// Waits for one signal; false if `limit` passed first.
     func wait(for limit: Duration) -> Bool {
-        semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsClampedToZero))) == .success
+        semaphore.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondsRoundedUp))) == .success
     }
 }

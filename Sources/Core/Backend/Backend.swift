@@ -189,6 +189,14 @@ public protocol Backend: AnyObject {
     ///
     /// After it returns, events carry the new token and no wait reports the old one.
     ///
+    /// Core itself never calls it: it unregisters a descriptor and registers it afresh under a
+    /// new token whenever its sources change. It is here for code that drives a backend
+    /// directly (the conformance kit checks it). Optional: the default (in an extension)
+    /// unregisters the descriptor and registers it again, which cannot tell a descriptor that
+    /// was not registered, and passes the new token to ``unregister(_:token:)``; a backend that
+    /// needs the old token to unregister, or that can change a registration in place, should
+    /// implement it.
+    ///
     /// - Throws: ``SystemError``: `noSuchFileOrDirectory` when `descriptor` is not registered.
     func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError)
 
@@ -274,6 +282,13 @@ public enum EmbeddingSupport: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Backend {
+    /// Unregisters `descriptor`, then registers it with `interest` and `token` (see the
+    /// requirement).
+    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        try unregister(descriptor, token: token)
+        try register(descriptor, token: token, interest: interest)
+    }
+
     /// No descriptor: a backend embeds only when it says so.
     public var embedding: EmbeddingSupport {
         .unsupported(reason: "the \(kind) backend offers no descriptor a host loop could wait on")

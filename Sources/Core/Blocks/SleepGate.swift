@@ -3,7 +3,7 @@ import Synchronization
 /// How a loop goes to sleep and how other threads wake it: the one place where the two sides
 /// meet.
 ///
-/// The loop publishes that it sleeps (``close(unless:)``) before its last look for work, and
+/// The loop publishes that it sleeps (``beginSleep(unless:)``) before its last look for work, and
 /// a poster publishes its work before it looks whether the loop sleeps (``wake()``); both
 /// sides use sequentially consistent operations with a fence between publishing and looking,
 /// so either the loop sees the work or the poster sees the loop asleep and wakes it. Work
@@ -24,7 +24,10 @@ final class SleepGate: Sendable {
     private static var asleep: UInt64 { 1 }
     private static var claimed: UInt64 { 2 }
     private static var nextSleep: UInt64 { 4 }
-    private let waker: any BackendWaker
+    /// The backend's waker: the one copy the loop keeps. Written by ``wake()``; also written
+    /// directly where a wake must reach the backend whatever the sleep's state (a host's wait
+    /// resumed after a nested run), and by tests that deliver a wake no one claimed.
+    let waker: any BackendWaker
 
     #if DEBUG
     /// For tests, in debug builds only: called by ``wake()`` between seeing a sleep and
@@ -64,7 +67,7 @@ final class SleepGate: Sendable {
 
     /// Publishes that the loop is going to sleep, then takes its last look for work: when
     /// `workFound` finds some, the loop stays awake. Returns whether it sleeps.
-    func close(unless workFound: () -> Bool) -> Bool {
+    func beginSleep(unless workFound: () -> Bool) -> Bool {
         let number = (word.load(ordering: .relaxed) & ~(SleepGate.asleep | SleepGate.claimed)) &+ SleepGate.nextSleep
         word.store(number | SleepGate.asleep, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
@@ -82,7 +85,7 @@ final class SleepGate: Sendable {
     var wasWoken: Bool { word.load(ordering: .sequentiallyConsistent) & SleepGate.claimed != 0 }
 
     /// Ends the sleep; returns whether a poster woke it.
-    func open() -> Bool {
+    func endSleep() -> Bool {
         let word = word.load(ordering: .relaxed)
         let ended = word & ~(SleepGate.asleep | SleepGate.claimed)
         // An exchange: a poster's claim that lands between the load and this is still seen.

@@ -116,11 +116,11 @@ extension Loop {
         endHostWait()
         bindMainQueueIfMain()
         syncDescriptors(for: mode)
-        backendAccess.withLock { access in
+        registrar.withBackend { backend in
             do {
-                try access.backend?.prepareForHostWait()
+                try backend.prepareForHostWait()
             } catch {
-                preconditionFailure("RunLoopKit: \(backend) could not prepare for a host's wait: \(error)")
+                preconditionFailure("RunLoopKit: \(backend.kind) could not prepare for a host's wait: \(error)")
             }
         }
         let now = self.now
@@ -142,13 +142,13 @@ extension Loop {
             if let deadline, deadline <= now { return HostWait(deadline: deadline, isReady: true) }
             if !local.takenBlocks.isEmpty {
                 let modeIsCommon = state.commonModes.contains(mode)
-                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                if local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon) {
                     return HostWait(deadline: nil, isReady: true)
                 }
             }
             // An empty mode sleeps too: a block or source added from another thread must wake it.
             let commonModes = state.commonModes
-            guard sleep.close(unless: { blocks.hasBlock(runningIn: mode, commonModes: commonModes) }) else {
+            guard sleep.beginSleep(unless: { blocks.hasBlock(runningIn: mode, commonModes: commonModes) }) else {
                 return HostWait(deadline: nil, isReady: true)
             }
             // A timer added during the wait that is due before this deadline wakes the host
@@ -158,7 +158,7 @@ extension Loop {
             // callout) that would run in this mode were it common must wake it when it becomes
             // so; left over from an earlier sleep, the flag would wake it for nothing.
             state.sleepHoldsBlocksForCommonModes =
-                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
+                local.takenBlocks.contains(runningIn: mode, modeIsCommon: true)
             state.hostWaitMode = mode
             return HostWait(deadline: deadline, window: timer?.tolerance ?? .zero, isReady: false)
         }
@@ -230,7 +230,7 @@ extension Loop {
     /// sleep, so work posted from now on would not reach the host's descriptor. The backend's
     /// waker is written instead: the host wakes, dispatches once, and prepares afresh.
     func resumeHostWaitAfterRun() {
-        waker.wake()
+        sleep.waker.wake()
     }
 
     /// Ends the host wait in progress, if any: the loop is awake again.
@@ -239,15 +239,14 @@ extension Loop {
         local.hostWait = nil
         guard let asleepSince else { return }
         state.withLock { $0.hostWaitMode = nil }
-        _ = sleep.open()
+        _ = sleep.endSleep()
         instruments.hostWaitEnded(asleepSince: asleepSince)
     }
 
     /// A wait that polls, its events dropped: they were for no source of the mode served
     /// (level-triggered, a ready descriptor reports again once a source watches it).
     private func drainBackendForHost() {
-        backendAccess.withLock { access in
-            guard let backend = access.backend else { return }
+        registrar.withBackend { backend in
             do {
                 _ = try backend.wait(timeout: .zero, into: &local.events)
             } catch {

@@ -1,4 +1,3 @@
-internal import CRunLoopSupport
 import DequeModule
 import Glibc
 import Synchronization
@@ -200,6 +199,7 @@ extension Loop {
         ///
         /// Safe to call from any thread.
         public func signal() {
+            // [D5] No effect on a version-1 source.
             guard case .signalled = kind, isValid else { return }
             let stamp = Ordinal.next()
             guard signalStamp.compareExchange(expected: 0, desired: stamp, ordering: .acquiringAndReleasing).exchanged
@@ -241,6 +241,7 @@ extension Loop {
                 for loop in members { queueCallouts(joined: false, loop: loop, modes: loop.detach(self)) }
                 return members
             }
+            // [D7] The descriptor leaves every backend before this returns.
             if !isVersion0 { for loop in members { loop.releaseRemovedDescriptors() } }
             makeQueuedCallouts()
         }
@@ -307,33 +308,6 @@ extension Loop {
             case .signalled: nil
             case let .descriptor(fd, interest, _): (fd, interest)
             case let .port(fd, _, _): (fd, .readable)
-            }
-        }
-
-        /// Refuses negative, closed and never-pollable descriptors.
-        static func validate(fileDescriptor fd: Int32) throws(ArgumentError) {
-            guard fd >= 0 else {
-                throw ArgumentError(
-                    argument: "fileDescriptor", value: "\(fd)", reason: "a descriptor must not be negative")
-            }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else {
-                throw ArgumentError(
-                    argument: "fileDescriptor", value: "\(fd)",
-                    reason: "the descriptor is not open (\(describeErrno(currentErrno())))")
-            }
-            let type = info.st_mode & S_IFMT
-            guard type != S_IFREG, type != S_IFDIR else {
-                throw ArgumentError(
-                    argument: "fileDescriptor", value: "\(fd)",
-                    reason: "regular files and directories are always ready and cannot be watched")
-            }
-            // Some devices (/dev/null, say) have no readiness either: refused here, the same on
-            // every backend, rather than refused by one when armed and always ready on another.
-            if rlk_supports_polling(fd) == 0 {
-                throw ArgumentError(
-                    argument: "fileDescriptor", value: "\(fd)",
-                    reason: "the file does not support readiness notification (poll), so it cannot be watched")
             }
         }
     }

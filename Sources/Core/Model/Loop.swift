@@ -17,9 +17,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let blocks = BlockQueue()
     /// How the loop sleeps and other threads wake it (see ``SleepGate``).
     let sleep: SleepGate
-    let waker: any BackendWaker
-    /// The backend and its registrations; see ``BackendAccess`` for who may touch them when.
-    let backendAccess: BackendAccess
+    /// The backend and what is registered in it; see ``Registrar`` for who may touch them when.
+    let registrar: Registrar
     #if DEBUG
     /// Touched only on the loop's own thread, which debug builds check at every use (see
     /// `ThreadLocalState.assertConfined(to:)`).
@@ -66,8 +65,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         var initial = LoopState(blocks: blocks, sleep: gate)
         initial.servesMainQueue = isMain
         self.state = Lock(initial, rank: .loopState)
-        self.waker = backend.waker
-        self.backendAccess = BackendAccess(backend: backend)
+        self.registrar = Registrar(backend: backend)
         selfReference = WeakLoop(loop: self)
     }
 
@@ -84,7 +82,7 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// The backend's waker, for tests that deliver a wake no one claimed (as a late write from
     /// an earlier sleep would).
-    package var backendWaker: any BackendWaker { waker }
+    package var backendWaker: any BackendWaker { sleep.waker }
 
     #if DEBUG
     /// For tests, in debug builds only: touches the loop-thread-only state, as a bug reaching
@@ -103,7 +101,7 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// How many descriptors the loop has registered in its backend for version-1 sources (not
     /// its waker nor the dispatch main queue). Safe to call from any thread.
-    package var registeredDescriptorCount: Int { backendAccess.registeredCount.load(ordering: .relaxed) }
+    package var registeredDescriptorCount: Int { registrar.registeredCount.load(ordering: .relaxed) }
 
     /// How many entries `mode`'s timer queue holds, live or stale (for tests that memory stays
     /// flat when timers are re-armed or invalidated). Safe to call from any thread.

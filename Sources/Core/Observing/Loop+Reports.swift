@@ -53,7 +53,7 @@ extension Loop {
 
     /// D8 and registration failures: `entry` cannot be watched. An error: a source is
     /// invalidated (its handler will not be called again), or the main queue is not served.
-    func report(_ entry: DescriptorTable.Unwatchable) {
+    func report(_ entry: Unwatchable) {
         var metadata: Logger.Metadata = [
             ReportKey.loop: .string(description),
             ReportKey.descriptor: .string("\(entry.descriptor)"),

@@ -1,21 +1,12 @@
 import Synchronization
 
-/// Why a wait that slept ended, for ``Loop/Statistics``.
-enum WakeupReason {
-    case timer, source, mainQueue, woken, timeout, spurious
-}
-
 /// The counters behind ``Loop/Statistics``. Only the loop's thread writes them, so an
 /// increment is a relaxed load and store, never a locked read-modify-write; any thread reads
 /// them.
 final class LoopCounters: Sendable {
     let passes = Atomic<UInt64>(0)
-    let timer = Atomic<UInt64>(0)
-    let source = Atomic<UInt64>(0)
-    let mainQueue = Atomic<UInt64>(0)
-    let woken = Atomic<UInt64>(0)
-    let timeout = Atomic<UInt64>(0)
-    let spurious = Atomic<UInt64>(0)
+    /// Wakeups, indexed by ``WakeupReason/rawValue``.
+    private let wakeups = InlineArray<6, Atomic<UInt64>> { _ in Atomic(0) }
 
     /// Nanoseconds asleep in the backend, and awake in runs.
     let asleep = Atomic<UInt64>(0)
@@ -39,18 +30,18 @@ final class LoopCounters: Sendable {
 
     let descriptorEvents = Atomic<UInt64>(0)
 
+    init() {
+        precondition(
+            WakeupReason.allCases.count == wakeups.count,
+            "LoopCounters: one wakeup counter per WakeupReason (\(WakeupReason.allCases.count)), not \(wakeups.count)")
+    }
+
     func countPass() { bump(passes) }
 
-    func count(_ reason: WakeupReason) {
-        switch reason {
-        case .timer: bump(timer)
-        case .source: bump(source)
-        case .mainQueue: bump(mainQueue)
-        case .woken: bump(woken)
-        case .timeout: bump(timeout)
-        case .spurious: bump(spurious)
-        }
-    }
+    func count(_ reason: WakeupReason) { bump(wakeups[reason.rawValue]) }
+
+    /// The wakeups counted for `reason`.
+    func wakeups(_ reason: WakeupReason) -> UInt64 { wakeups[reason.rawValue].load(ordering: .relaxed) }
 
     func count(_ callout: Loop.CalloutKind, times: UInt64 = 1) {
         switch callout {

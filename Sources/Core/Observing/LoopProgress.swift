@@ -19,6 +19,11 @@ import Synchronization
 /// | 4–6 | the ``Loop/CalloutKind`` under way; 0: the loop's own code |
 /// | 0–3 | the ``Loop/PassPhase``; 0: idle (not running, or asleep) |
 ///
+/// The two fields are full or nearly so (the seven callout kinds take all of theirs): every
+/// loop checks as it is made that each case's raw value fits its field and is not 0
+/// (``Loop/progressFieldsFit``), so that a case added beyond a field's capacity stops the
+/// first loop with a message instead of silently setting a neighbouring bit.
+///
 /// The loop stores ``since`` before ``word`` (releasing), so a monitor that loads the word
 /// (acquiring) then ``since`` reads that stretch's start or a later one's: a stall can look
 /// shorter than it is, never longer.
@@ -29,7 +34,17 @@ final class LoopProgress: Sendable {
     /// How many stall monitors watch the loop: with none, the loop publishes no times.
     let monitors = Atomic<Int>(0)
 
-    static let stampedBit: UInt64 = 0x80
+    /// The widths of the phase and callout fields (the layout above).
+    static var phaseBits: Int { 4 }
+    static var calloutBits: Int { 3 }
+    static var stampedBit: UInt64 { 1 << UInt64(phaseBits + calloutBits) }
+
+    init() {
+        precondition(
+            Loop.progressFieldsFit,
+            "LoopProgress: a PassPhase or CalloutKind case does not fit its \(LoopProgress.phaseBits)- or \(LoopProgress.calloutBits)-bit field; widen the field"
+        )
+    }
 
     /// A word taken apart.
     struct Reading: Equatable {
@@ -42,8 +57,9 @@ final class LoopProgress: Sendable {
 
         init(_ word: UInt64) {
             stretch = word >> 8
-            phase = Loop.PassPhase(rawValue: UInt8(word & 0x0F))
-            callout = Loop.CalloutKind(rawValue: UInt8((word >> 4) & 0x07))
+            phase = Loop.PassPhase(rawValue: UInt8(word & (1 << LoopProgress.phaseBits - 1)))
+            callout = Loop.CalloutKind(
+                rawValue: UInt8((word >> LoopProgress.phaseBits) & (1 << LoopProgress.calloutBits - 1)))
             isStamped = word & LoopProgress.stampedBit != 0
         }
     }
@@ -52,6 +68,21 @@ final class LoopProgress: Sendable {
 extension Loop {
     /// Where in a pass the loop is, as the low byte of ``LoopProgress/word``.
     static func place(_ phase: PassPhase?, _ callout: CalloutKind? = nil) -> UInt8 {
-        (phase?.rawValue ?? 0) | (callout.map { $0.rawValue << 4 } ?? 0)
+        (phase?.rawValue ?? 0) | (callout.map { $0.rawValue << LoopProgress.phaseBits } ?? 0)
+    }
+
+    /// Whether every ``PassPhase`` and every ``CalloutKind`` fits its field of
+    /// ``LoopProgress/word`` (checked as each loop is made, and by a test).
+    package static var progressFieldsFit: Bool {
+        progressField(PassPhase.self, fitsIn: LoopProgress.phaseBits)
+            && progressField(CalloutKind.self, fitsIn: LoopProgress.calloutBits)
+    }
+
+    /// Whether each case of `Field` has a raw value other than 0 (which says "none") that fits
+    /// in `bits` bits.
+    package static func progressField<Field: CaseIterable & RawRepresentable>(
+        _: Field.Type, fitsIn bits: Int
+    ) -> Bool where Field.RawValue == UInt8 {
+        Field.allCases.allSatisfy { $0.rawValue != 0 && Int($0.rawValue) < 1 << bits }
     }
 }

@@ -8,7 +8,7 @@ extension Loop {
     /// - Returns: whether a callback ran.
     func dispatchBackendSources() -> Bool {
         // The backend outlives this call: it is released on this thread, when it exits.
-        guard let backend = backendAccess.withLock({ $0.backend }) else { return false }
+        guard let backend = registrar.withBackend({ $0 }) else { return false }
         instruments.enter(.backendSources)
         return backend.dispatchOwnSources()
     }

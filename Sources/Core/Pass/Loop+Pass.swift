@@ -76,6 +76,6 @@ extension Loop {
         guard state.isEmpty(mode) else { return false }
         guard !local.takenBlocks.isEmpty else { return true }
         let modeIsCommon = state.commonModes.contains(mode)
-        return !local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: modeIsCommon) }
+        return !local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon)
     }
 }

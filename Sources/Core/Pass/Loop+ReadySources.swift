@@ -5,25 +5,9 @@ extension Loop {
         guard !local.events.isEmpty else { return (false, false) }
         publish(.version1Sources)
         local.readySources.removeAll(keepingCapacity: true)
-        var mainQueueReady = false
-        var sourceEvents = 0
-        // [D8] Another thread may have unregistered a descriptor since the wait: its event is stale.
-        backendAccess.withLock { access in
-            for event in local.events {
-                if access.descriptors.isMainQueue(event.token) {
-                    mainQueueReady = true
-                    continue
-                }
-                guard let sources = access.descriptors.sources(for: event.token) else { continue }
-                sourceEvents += 1
-                for source in sources {
-                    guard let (_, interest) = source.watchedDescriptor, event.readiness.concerns(interest) else {
-                        continue
-                    }
-                    local.readySources.append((source, event.readiness))
-                }
-            }
-        }
+        // [D8] Another thread may have unregistered a descriptor since the wait: the
+        // registrar drops its stale event.
+        let (mainQueueReady, sourceEvents) = registrar.collectReady(local.events, into: &local.readySources)
         local.events.removeAll(keepingCapacity: true)
         instruments.counters.countDescriptorEvents(sourceEvents)
         guard !local.readySources.isEmpty else { return (false, mainQueueReady) }
@@ -45,8 +29,8 @@ extension Loop {
         }
         // [D8] An error may mean the descriptor was closed (and its number reused) behind the
         // source's back: then the source is reported and invalidated, not called.
-        let misused = ready.contains { $0.readiness.contains(.error) } ? closedBehindTheirBack(ready) : []
-        if !misused.isEmpty { invalidate(misused) }
+        let misused = Registrar.closedBehindTheirBack(ready)
+        if !misused.isEmpty { invalidateUnwatchable(misused) }
         for (source, readiness) in ready {
             guard source.isValid, state.withLock({ $0.modes.read(mode) { $0.contains(source) } == true }) else {
                 continue
@@ -59,20 +43,5 @@ extension Loop {
             handled = true
         }
         return (handled, mainQueueReady)
-    }
-}
-
-extension Loop {
-    /// The sources among `ready` reporting an error whose descriptor no longer names the
-    /// file they were made for.
-    fileprivate func closedBehindTheirBack(
-        _ ready: [(source: Source, readiness: Readiness)]
-    ) -> [DescriptorTable.Unwatchable] {
-        ready.compactMap { source, readiness in
-            guard readiness.contains(.error), let (fd, _) = source.watchedDescriptor else { return nil }
-            let now = FileIdentity(of: fd)
-            guard now != source.fileIdentity else { return nil }
-            return .closed(source, descriptor: fd, nowNames: now)
-        }
     }
 }

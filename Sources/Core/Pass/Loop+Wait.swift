@@ -12,34 +12,22 @@ extension Loop {
             // With no descriptor to ask about, the kernel has nothing to tell a poll.
             // A backend with sources of its own, or a wake a host loop saw on the backend's
             // descriptor, has something to tell all the same.
-            if registeredDescriptorCount == 0, local.registeredMainQueue == nil, !backendServesOwnSources,
-                !drainsBackend
-            {
+            if registrar.watchesNothing, !backendServesOwnSources, !drainsBackend {
                 return .polled
             }
         }
-        return backendAccess.withLock { access in
-            guard let backend = access.backend else { return .polled }
+        return registrar.withBackend { backend in
             let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline)
             if plan.sleeps { local.timerSlack.apply(plan.slack) }
             return wait(in: backend, as: plan)
-        }
+        } ?? .polled
     }
 
     /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
     /// dispatch main queue's) in the backend, when they changed since the last pass.
     func syncDescriptors(for mode: Mode) {
         let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
-        // Only this thread changes the registered mode and main queue; other threads only
-        // flag changed sources.
-        if !hints.mayDescriptorsHaveChanged(), local.registeredMode == mode,
-            local.registeredMainQueue == mainQueue
-        {
-            return
-        }
-        invalidate(
-            backendAccess.withLock { access in syncRegistrations(access, for: mode, mainQueue: .some(mainQueue)) })
-        (local.registeredMode, local.registeredMainQueue) = (mode, mainQueue)
+        invalidateUnwatchable(registrar.sync(mode, mainQueue: mainQueue, of: self))
     }
 
     /// Decides whether and until when to sleep and, when the loop sleeps, publishes it
@@ -73,14 +61,13 @@ extension Loop {
             // this pass drained: that drain is over, and `addCommonMode` saw the loop awake.
             if !local.takenBlocks.isEmpty {
                 let modeIsCommon = state.commonModes.contains(mode)
-                if local.takenBlocks.contains(where: { $0.runs(in: mode, modeIsCommon: modeIsCommon) }) {
+                if local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon) {
                     return .poll
                 }
             }
             let commonModes = state.commonModes
-            let sleeps = sleep.close {
-                backendAccess.waiters.load(ordering: .sequentiallyConsistent) > 0
-                    || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
+            let sleeps = sleep.beginSleep {
+                registrar.hasWaiters || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
             }
             guard sleeps else { return .poll }
             // What a timer added during the sleep is compared with: the latest the wait can
@@ -89,7 +76,7 @@ extension Loop {
             // Blocks taken by an enclosing drain are this thread's: what `addCommonMode` must
             // know of them is published with the sleep (they cannot change while it lasts).
             state.sleepHoldsBlocksForCommonModes =
-                !local.takenBlocks.isEmpty && local.takenBlocks.contains { $0.runs(in: mode, modeIsCommon: true) }
+                local.takenBlocks.contains(runningIn: mode, modeIsCommon: true)
             return plan
         }
     }
@@ -122,7 +109,7 @@ extension Loop {
         guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
-        let woken = sleep.open()
+        let woken = sleep.endSleep()
         instruments.wokeUp(sleptAt: sleptAt)
         return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }

@@ -245,20 +245,4 @@ extension Dictionary {
         guard let index = index(forKey: key) else { return nil }
         return update(&values[index])
     }
-
-    /// Updates every value in place, by position: no array of keys, no lookup by key, and no
-    /// second reference to the storage (iterating `indices` would hold one, and every update
-    /// would then copy the whole dictionary and whatever it holds).
-    mutating func updateEach(_ update: (Key, inout Value) -> Void) {
-        var index = startIndex
-        while index != endIndex {
-            update(self.keys[index], &self.values[index])
-            index = self.index(after: index)
-        }
-    }
-
-    /// Updates every value in place; see ``updateEach(_:)-(Key, inout Value)``.
-    mutating func updateEach(_ update: (inout Value) -> Void) {
-        updateEach { _, value in update(&value) }
-    }
 }

@@ -69,11 +69,6 @@ struct ModeTable: Sequence {
         slots.contains { $0.map(predicate) ?? false }
     }
 
-    /// The modes the loop has.
-    var modes: [Loop.Mode] {
-        slots.indices.filter { slots[$0] != nil }.map(Loop.Mode.init(index:))
-    }
-
     func makeIterator() -> some IteratorProtocol<(mode: Loop.Mode, state: ModeState)> {
         slots.enumerated().lazy.compactMap { index, state in state.map { (Loop.Mode(index: index), $0) } }
             .makeIterator()

@@ -17,14 +17,11 @@ final class ThreadLocalState: @unchecked Sendable {
     var mainQueuePort: Int32?
     var timerSlack = TimerSlack()
     /// Blocks a drain took from the queue and has not run yet, oldest first (see
-    /// ``BlockQueue``): a drain nested in one of them serves these first.
-    @exclusivity(unchecked) var takenBlocks: Deque<PendingBlock> = []
+    /// ``BlockQueue``): a drain nested in one of them serves these first. A drain reaches it
+    /// once per block.
+    @exclusivity(unchecked) var takenBlocks = TakenBlocks()
     /// The observers of the mode notified last, while no observer changed.
     @exclusivity(unchecked) var observers = ObserverSnapshot.empty
-    /// The mode whose descriptors the backend watches, and the dispatch main queue's
-    /// descriptor when it watches that too: only this thread changes them.
-    var registeredMode: Loop.Mode?
-    var registeredMainQueue: Int32?
     /// Between ``Loop/prepareForHost(in:)`` and ``Loop/dispatchForHost()``: the mode a host
     /// loop waits for, and since when the loop has been asleep there (`nil` when the prepare
     /// found work and the loop did not go to sleep).

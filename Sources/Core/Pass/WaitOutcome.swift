@@ -8,18 +8,12 @@ enum WaitOutcome {
 }
 
 extension WaitOutcome {
-    /// Why a wait that slept ended, from what the pass found after it, in this precedence:
-    /// a timer fired, a source was handled, the main queue drained, another thread woke it,
-    /// its deadline came; otherwise nothing (spurious, which C3 keeps at zero). `nil` for a
-    /// poll, which did not sleep.
+    /// Why a wait that slept ended, from what the pass found after it (see ``WakeupReason``);
+    /// `nil` for a poll, which did not sleep.
     func wakeupReason(firedTimers: Bool, handledSources: Bool, drainedMainQueue: Bool) -> WakeupReason? {
         guard case let .slept(woken, reachedDeadline) = self else { return nil }
-        return firedTimers
-            ? .timer
-            : handledSources
-                ? .source
-                : drainedMainQueue
-                    ? .mainQueue
-                    : woken ? .woken : reachedDeadline ? .timeout : .spurious
+        return WakeupReason(
+            firedTimers: firedTimers, handledSources: handledSources, drainedMainQueue: drainedMainQueue,
+            woken: woken, reachedDeadline: reachedDeadline)
     }
 }

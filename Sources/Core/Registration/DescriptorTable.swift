@@ -1,15 +1,13 @@
-import Glibc
-
 /// What a loop has asked its backend to watch: the version-1 sources of the mode it runs.
 ///
 /// Each registration gets a fresh ``Token``. An event whose token is no longer registered (its
 /// descriptor was unregistered, or closed and reused, within one batch) is stale and dropped
-/// here, once, for every backend. Guarded by the loop's ``BackendAccess`` lock.
+/// here, once, for every backend (D8). Only its owner, the loop's ``Registrar``, touches it,
+/// with its lock held.
 struct DescriptorTable {
     struct Registration {
         let descriptor: Int32
         let token: Token
-        var interest: Interest
         /// The mode's sources on this descriptor when the registration was made.
         let members: [Loop.Source]
         /// Those of ``members`` that are watched: the ones whose descriptor still names the
@@ -26,31 +24,6 @@ struct DescriptorTable {
 
     /// How many descriptors are registered for sources.
     var count: Int { byDescriptor.count }
-
-    /// A source that cannot be watched, or (``source`` `nil`) the dispatch main queue, and
-    /// why: to be reported through ``Loop/logger`` and the source invalidated by the caller
-    /// once no lock is held (invalidating calls the source's `cancel` callbacks, and a log
-    /// handler is the user's code).
-    struct Unwatchable {
-        /// `nil`: the dispatch main queue's descriptor.
-        let source: Loop.Source?
-        let descriptor: Int32
-        let reason: String
-        /// What the backend threw when registering failed; `nil` for a closed descriptor.
-        let error: (any Error)?
-
-        /// `source`'s descriptor `fd` was closed (`now` is `nil`) or reused for another file
-        /// behind its back.
-        static func closed(_ source: Loop.Source, descriptor fd: Int32, nowNames now: FileIdentity?) -> Unwatchable {
-            let what = now == nil ? "was closed" : "was closed and reused for another file"
-            return Unwatchable(
-                source: source, descriptor: fd,
-                reason:
-                    "descriptor \(fd) \(what) while its source was in a loop; invalidate a source before closing its descriptor",
-                error: nil
-            )
-        }
-    }
 
     /// What changed in the sources a sync brings the backend in line with.
     enum Changes {
@@ -88,6 +61,7 @@ struct DescriptorTable {
             // Only when some registration is not for a wanted descriptor is it looked for:
             // switching between modes that watch the same descriptors costs one lookup each.
             if byDescriptor.count > kept {
+                // [D7] A descriptor no source of the mode needs leaves the backend now.
                 for (fd, registration) in byDescriptor where wanted[fd] == nil {
                     unregister(registration, from: backend)
                 }
@@ -109,7 +83,10 @@ struct DescriptorTable {
             if byDescriptor.values[index].members.elementsEqual(candidates, by: ===) { return true }
             unregister(byDescriptor.values[index], from: backend)
         }
+        // [D7] No source left on the descriptor: it has left the backend, above.
         guard !candidates.isEmpty else { return false }
+        // [D8] A source whose descriptor was closed and reused behind its back is never
+        // watched: the file the number names now must be the one it was made for.
         let now = FileIdentity(of: fd)
         var watched: [Loop.Source] = []
         var interest: Interest = []
@@ -119,14 +96,15 @@ struct DescriptorTable {
                 continue
             }
             watched.append(source)
+            // [D6] Two sources on one descriptor share its registration; each hears of it.
             interest.formUnion(wants)
         }
         guard !watched.isEmpty else { return false }
+        // [D8] A fresh token: events of an earlier registration of this number are stale.
         let token = Token(rawValue: Ordinal.next())
         do {
             try backend.register(fd, token: token, interest: interest)
-            byDescriptor[fd] = Registration(
-                descriptor: fd, token: token, interest: interest, members: candidates, sources: watched)
+            byDescriptor[fd] = Registration(descriptor: fd, token: token, members: candidates, sources: watched)
             byToken[token] = fd
             return true
         } catch {
@@ -167,7 +145,8 @@ struct DescriptorTable {
     /// Whether a ready event is the dispatch main queue's.
     func isMainQueue(_ token: Token) -> Bool { mainQueue?.token == token }
 
-    /// The sources a ready event is for, or `nil` for a stale event.
+    /// The sources a ready event is for, or `nil` for a stale event ([D8]: its registration
+    /// ended, even when the descriptor's number is registered again).
     func sources(for token: Token) -> [Loop.Source]? {
         guard let fd = byToken[token], let registration = byDescriptor[fd], registration.token == token else {
             return nil
@@ -188,20 +167,7 @@ struct DescriptorTable {
         byDescriptor[registration.descriptor] = nil
         byToken[registration.token] = nil
         // A descriptor the user already closed is gone from the backend's set: not an error.
+        // [D8] Its token is forgotten with it: an event still carrying it is stale.
         try? backend.unregister(registration.descriptor, token: registration.token)
-    }
-}
-
-/// Which file a descriptor names: device and inode, as `fstat` reports them.
-struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-
-    /// The identity of the file `descriptor` names now; `nil` when it is not open.
-    init?(of descriptor: Int32) {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
     }
 }

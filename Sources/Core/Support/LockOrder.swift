@@ -4,7 +4,7 @@ import Glibc
 /// takes only locks of a later rank, never an earlier one, and never the same one again (but
 /// for the backend lock, which is recursive by design).
 ///
-/// 1. ``backend``: a loop's backend and its registrations (``BackendAccess``). Recursive:
+/// 1. ``backend``: a loop's backend and its registrations (``Registrar``). Recursive:
 ///    libevent callbacks of a user's own events and `withBackend` bodies run under it, and may
 ///    remove a source, which takes it again.
 /// 2. ``item``: a timer's state, a source's loop list, an observer's binding. An item's lock

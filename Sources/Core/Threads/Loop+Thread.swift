@@ -93,12 +93,10 @@ extension Loop {
     public func withBackend<R>(_ body: (any Backend) throws -> R) rethrows -> R {
         precondition(isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
         // Under the backend lock: another thread may be unregistering a descriptor.
-        return try backendAccess.withLock { access in
-            guard let backend = access.backend else {
-                preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
-            }
-            return try body(backend)
+        guard let result = try registrar.withBackend(body) else {
+            preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
         }
+        return result
     }
 
     /// Whether the calling thread is this loop's own thread.
@@ -139,7 +137,7 @@ extension Loop {
         local.observers = .empty
         // Blocks that will never run are released here, with no lock held: a waiting caller's
         // block tells it so as it is freed (see `PendingBlock.body`).
-        local.takenBlocks = []
+        local.takenBlocks.removeAll()
         withExtendedLifetime(blocks.close()) {}
         // Timers and observers belong to this loop for life; sources may live on elsewhere.
         for timer in timers { timer.invalidate() }
@@ -151,10 +149,7 @@ extension Loop {
             }
             source.makeQueuedCallouts()
         }
-        backendAccess.withLock { access in
-            if let backend = access.backend { access.descriptors.removeAll(from: backend) }
-            access.backend = nil
-        }
+        registrar.tearDown()
         // Last, once nothing queued can run any more: an attachment may fail what waits on it.
         attachments.loopDidEnd()
     }

@@ -95,7 +95,7 @@ struct TimerQueue {
         let key = Key(
             object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
         let instant = QueueTime.nanosecondsRoundedUp(instant)
-        let tolerance = tolerance.nanosecondsClampedToZero
+        let tolerance = tolerance.nanosecondsRoundedUp
         let entry = Entry(
             instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed),
             isExact: tolerance == 0, key: key)

@@ -21,7 +21,7 @@ struct TimerSlack {
         deadline: ContinuousClock.Instant, tolerance: Duration
     ) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
         let threadSlack = threadOwnSlack()
-        let window = UInt(tolerance.nanosecondsClampedToZero)
+        let window = UInt(tolerance.nanosecondsRoundedUp)
         // No window at all: end at the instant itself, with the least slack the kernel allows
         // (1 ns; 0 would mean "the default").
         if window == 0 { return (deadline, 1) }

@@ -19,26 +19,11 @@ func recordingSource(_ name: String, order: Int = 0, into trace: Trace) -> Loop.
     Loop.Source(order: order) { trace(name) }
 }
 
-/// A source that keeps a mode alive without ever firing: a port nobody sends to.
-func keepAliveSource() throws -> (Loop.Source, Loop.Port<Int>) {
-    let port = try Loop.Port<Int>()
-    return (Loop.Source(port: port) { _ in }, port)
-}
-
 /// A one-shot timer recording `name`, due `delay` from now.
 func recordingTimer(
     _ name: String, after delay: Duration = .zero, order: Int = 0, into trace: Trace
 ) throws -> Loop.Timer {
     try Loop.Timer(after: delay, order: order) { _ in trace(name) }
-}
-
-/// A reference that a callback can read after it is set (for callbacks that need their item).
-final class Ref<Value: Sendable>: Sendable {
-    private let storage = Lock<Value?>(nil)
-    var value: Value? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
 }
 
 /// A version-0 source that records `name` and then invalidates itself, so it does not keep its

@@ -51,7 +51,7 @@ final class CoreHarness: @unchecked Sendable {
         backend.onEndlessWait = { [weak self] in self?.endlessSleep() }
         backend.onSleep = { [weak self] timeout in
             guard let self else { return }
-            log(TraceFormat.sleep(until: clock.nanoseconds + timeout.nanosecondsClampedToZero))
+            log(TraceFormat.sleep(until: clock.nanoseconds + timeout.nanosecondsRoundedUp))
         }
     }
 
@@ -244,7 +244,7 @@ final class CoreHarness: @unchecked Sendable {
                     name: "t\(index)", valid: timer.isValid,
                     detail: TraceFormat.timerDetail(
                         next: clock.nanoseconds(of: timer.nextFireInstant),
-                        tolerance: timer.tolerance.nanosecondsClampedToZero),
+                        tolerance: timer.tolerance.nanosecondsRoundedUp),
                     modes: modes { loop.contains(timer, in: $0) })
             }
             + observers.indices.map { index in

@@ -20,7 +20,7 @@ final class VirtualClock: Sendable {
     func instant(milliseconds: Int) -> ContinuousClock.Instant { base + .milliseconds(milliseconds) }
 
     func advance(by duration: Duration) {
-        elapsed.add(duration.nanosecondsClampedToZero, ordering: .acquiringAndReleasing)
+        elapsed.add(duration.nanosecondsRoundedUp, ordering: .acquiringAndReleasing)
     }
 
     /// `instant` as nanoseconds after `base`.

@@ -1,12 +1,10 @@
 #if Libevent
 internal import CLibevent
-import RunLoopCore
+import RunLoopKit
 
 /// A libevent event made through libevent's C API on a loop's `event_base`, with a Swift
 /// closure as its callback: what a user's own libevent code does with `Loop.withEventBase(_:)`.
-///
-/// Internal: the tests reach it with `@testable import` so that they can drive the base
-/// through the C API without depending on the C module themselves. Loop thread only.
+/// Loop thread only.
 final class ForeignEvent {
     private final class Callback {
         let body: (Int16) -> Void
