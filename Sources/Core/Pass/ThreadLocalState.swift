@@ -25,7 +25,7 @@ final class ThreadLocalState: @unchecked Sendable {
     /// Between ``Loop/prepareForHost(in:)`` and ``Loop/dispatchForHost()``: the mode a host
     /// loop waits for, and since when the loop has been asleep there (`nil` when the prepare
     /// found work and the loop did not go to sleep).
-    var hostWait: (mode: Loop.Mode, asleepSince: Int64?)?
+    @exclusivity(unchecked) var hostWait: (mode: Loop.Mode, asleepSince: Int64?)?
 
     #if DEBUG
     /// The state binds to the thread that first touches it.
