@@ -19,13 +19,15 @@ import Synchronization
 /// | ``wakeRequested`` | `wakeUp()` while the loop is awake (W2) | — (only under the lock) | a run's start and end; each wait, which consumes it (R6) |
 /// | ``descriptorsChanged`` | a version-1 source joining or leaving a mode | the descriptor sync before a wait | the sync that tells the backend (backend lock too; any thread) |
 /// | ``observersVersion`` | any observer change (a bump, never lowered) | the observer step, to keep its snapshot | — |
-/// | ``hasHadObservers`` | the first observer added (before it is in a mode) | every notification | — (stays set) |
+/// | ``hasHadObservers`` | the first observer added (just before the lock; see below) | every notification | — (stays set) |
 /// | ``timerBound`` | a timer queued: lowered to its instant | the timer step (R7) | a timer step: set from the queues |
 ///
 /// (The timer bound runs the other way, low means work: "raising the hint" is lowering the
-/// bound.) The one exception to "raised under the lock" is a poll consuming a wake: a wait that
-/// returns at once (R11) lowers ``wakeRequested`` on the loop's thread without the lock, which
-/// loses nothing, since any wake it drops is for a wait that has already happened.
+/// bound.) Two exceptions, both harmless: ``hasHadObservers`` is set just before the state lock
+/// is taken to put the first observer in its modes (a notification that misses it is one the
+/// observer was added too late for, O2); and a poll consuming a wake: a wait that returns at
+/// once (R11) lowers ``wakeRequested`` on the loop's thread without the lock, which loses
+/// nothing, since any wake it drops is for a wait that has already happened.
 ///
 /// Debug builds check the rule: the lock-free reads assert they run on the loop's thread (the
 /// first thread that reads a hint), the raises and lowerings that need the state lock assert
