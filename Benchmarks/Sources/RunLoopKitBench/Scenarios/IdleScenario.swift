@@ -100,12 +100,13 @@ struct IdleScenario {
 
     /// Lets the loop settle, then reads the loop thread's CPU clock (from this thread, through
     /// its id: the loop is not woken for it), the process's and the wakeups before and after
-    /// idling `nanoseconds`. The process window holds nothing but the idling.
+    /// idling `nanoseconds`. The process window holds nothing but the idling, and the loop
+    /// thread's lies within it (a thread cannot have run more than its process).
     private static func window(thread: Int32, nanoseconds: UInt64, wakeups: () -> UInt64) -> Figures {
         Time.sleep(nanoseconds: settling)
-        let (loop0, process0, wakes0) = (Time.threadCPU(thread), Time.processCPU(), wakeups())
+        let (process0, loop0, wakes0) = (Time.processCPU(), Time.threadCPU(thread), wakeups())
         Time.sleep(nanoseconds: nanoseconds)
-        let (wakes1, process1, loop1) = (wakeups(), Time.processCPU(), Time.threadCPU(thread))
+        let (wakes1, loop1, process1) = (wakeups(), Time.threadCPU(thread), Time.processCPU())
         return Figures(loop: loop1 - loop0, process: process1 - process0, wakeups: wakes1 - wakes0)
     }
 
