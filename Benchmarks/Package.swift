@@ -31,6 +31,9 @@ let package = Package(
             path: "Sources/CBenchURing",
             linkerSettings: [.linkedLibrary("uring")]
         ),
+        // The wake and throughput floors, in C: an eventfd in epoll, function pointers, no
+        // allocation per item, the minimal wake protocol (see include/CBenchFloor.h).
+        .target(name: "CBenchFloor", path: "Sources/CBenchFloor"),
         // GLib for the `glib` subject (a GMainLoop alone); the root package's CGLib is a target,
         // not a product, so the harness has its own.
         .systemLibrary(
@@ -49,6 +52,7 @@ let package = Package(
             name: "RunLoopKitBench",
             dependencies: [
                 "CBenchSupport",
+                "CBenchFloor",
                 "CBenchURing",
                 "CBenchGLib",
                 "CBenchGLibSources",

@@ -3,8 +3,8 @@ import Foundation
 import RunLoopKit
 
 /// `runloopkit-bench`: measures every backend of the build against CoreFoundation, SwiftNIO,
-/// GLib and the syscall floor, in one process run (plus one child process per subject for the
-/// main-queue wake). See Benchmarks/README.md for each scenario's method.
+/// GLib and the floors, in one process run (plus one child process per subject for the
+/// main-queue wake and for the idle cost). See Benchmarks/README.md for each scenario's method.
 ///
 /// A synchronous `main` (`ParsableCommand`, not the async kind): the main-queue child runs a
 /// main loop on this thread, which an async `main` would have given to `dispatch_main()`.
@@ -13,17 +13,19 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runloopkit-bench",
         abstract:
-            "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO, GLib's main loop and the bare syscalls.",
+            "Benchmarks RunLoopKit's backends against CoreFoundation's run loop, SwiftNIO, GLib's main loop and C floors on the bare system calls.",
         discussion:
             "Subjects: \(Subject.all.map(\.description).joined(separator: ", ")). Scenarios: \(ScenarioName.allCases.map(\.rawValue).joined(separator: ", "))."
     )
 
-    /// The main-queue wake's child (`runloopkit-bench main-wake …`) is parsed apart, so that it
-    /// stays out of the usage text.
+    /// The children (`runloopkit-bench main-wake …` for the main-queue wake, `idle-cost …` for
+    /// the idle scenario) are parsed apart, so that they stay out of the usage text.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == MainWakeChild.configuration.commandName {
             MainWakeChild.main(Array(arguments.dropFirst()))
+        } else if arguments.first == IdleChild.configuration.commandName {
+            IdleChild.main(Array(arguments.dropFirst()))
         } else {
             main(arguments)
         }
@@ -162,5 +164,22 @@ struct MainWakeChild: ParsableCommand {
     func run() throws {
         guard let subject = Subject(name: subject) else { throw ValidationError("unknown subject '\(self.subject)'") }
         MainWake.child(subject, samples: samples, warmup: warmup, seed: seed)
+    }
+}
+
+/// The child of the idle scenario (`runloopkit-bench idle-cost …`): `subject` idles alone in
+/// this process; its figures go to standard output.
+struct IdleChild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle-cost",
+        abstract: "Internal: the child process of the idle scenario."
+    )
+
+    @Option(name: .long) var subject: String
+    @Option(name: .long) var seconds: Double
+
+    func run() throws {
+        guard let subject = Subject(name: subject) else { throw ValidationError("unknown subject '\(self.subject)'") }
+        IdleScenario.child(subject, seconds: seconds)
     }
 }

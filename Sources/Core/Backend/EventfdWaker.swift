@@ -31,6 +31,19 @@ package final class EventfdWaker: BackendWaker {
     }
 
     /// Drains the eventfd; call on the loop's thread when it was reported readable.
+    /// The wake was seen by a wait that watches the eventfd edge-triggered (`EPOLLET`): each
+    /// write is an edge of its own, reported once, so there is nothing to read; only the next
+    /// wake must write again. Saves the `read` a level-triggered watch needs, on the path from
+    /// a post to its work. The counter only grows, by one per sleep that was woken: it would
+    /// take 2^64 of them to fill.
+    ///
+    /// Clearing `pending` after the edge was reported is the same order as ``consume()``'s:
+    /// a wake landing before the store skips its write while the loop is awake and about to
+    /// look at the work that wake was for; every wake after it writes, and makes an edge.
+    package func consumeEdge() {
+        pending.store(false, ordering: .sequentiallyConsistent)
+    }
+
     package func consume() {
         // Drain first, then clear `pending`. The other order loses wakes for good: a wake
         // landing between the two sees `pending` clear, writes, and the read swallows that

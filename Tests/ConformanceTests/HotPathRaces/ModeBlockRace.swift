@@ -20,13 +20,18 @@ extension HotPathRaceTests {
     /// (the mode's turn comes and nothing runs: deadline), and an older block of the same
     /// poster overtaken in the mode where both can run. (A lost wake is the previous test's:
     /// here the runs' timeouts would end the sleep anyway.)
+    ///
+    /// With `bursts`, each poster posts runs of up to 200 blocks of one kind, so the queue often
+    /// holds blocks of one kind only and a drain takes it whole (a buffer swap): that catches a
+    /// whole-queue take of a block that does not run in the mode, and blocks of the drained
+    /// buffer or of the queue behind it run out of order.
     @Test(
         "BlockQueue with modes: blocks for a mode that is not running wait, then run when it runs, in order, while the loop alternates modes",
-        arguments: backends)
-    func blocksForAlternatingModes(_ backend: BackendKind) async throws {
+        arguments: backends, [false, true])
+    func blocksForAlternatingModes(_ backend: BackendKind, bursts: Bool) async throws {
         let perPoster = scaled(20_000, minimum: 300)
         let outcome = try await onDedicatedThread {
-            try ModeBlockRace(backend: backend).run(posters: 2, blocksEach: perPoster)
+            try ModeBlockRace(backend: backend).run(posters: 2, blocksEach: perPoster, bursts: bursts)
         }
         #expect(outcome.stalled.isEmpty, "blocks never ran: \(outcome.stalled)")
         #expect(outcome.violations.isEmpty, "\(outcome.violationCount) violations, the first: \(outcome.violations)")
@@ -119,10 +124,16 @@ private struct ModeBlockRace {
 
     let backend: BackendKind
 
-    func run(posters: Int, blocksEach: Int) throws -> Outcome {
+    func run(posters: Int, blocksEach: Int, bursts: Bool) throws -> Outcome {
         let plans: [[Kind]] = (0..<posters).map { poster in
             var random = SeededRandom(0x0DE5_0000 &+ UInt64(poster))
-            return (0..<blocksEach).map { _ in Kind.allCases[random.below(Kind.allCases.count)] }
+            guard bursts else { return (0..<blocksEach).map { _ in Kind.allCases[random.below(Kind.allCases.count)] } }
+            var plan: [Kind] = []
+            while plan.count < blocksEach {
+                let kind = Kind.allCases[random.below(Kind.allCases.count)]
+                plan += repeatElement(kind, count: min(1 + random.below(200), blocksEach - plan.count))
+            }
+            return plan
         }
         let ledger = Ledger(plans: plans)
         let finished = Latch()

@@ -7,28 +7,40 @@ import RunLoopKit
 
 /// **idle** — what a loop costs while it has nothing to do but a 100 ms repeating timer.
 ///
-/// The loop idles for 2 s. We read its thread's CPU time (CLOCK_THREAD_CPUTIME_ID, on the loop
-/// thread itself) and the process's (getrusage) before and after, and count wakeups: from
+/// Each subject idles in a child process of its own (`runloopkit-bench idle-cost --subject S
+/// --seconds T`), so that the process's CPU time is that subject's alone: every thread it
+/// made (a loop thread, NIO's, Foundation's, libdispatch's workers) counted, and no other
+/// subject's threads (a NIO group winding down, a CF thread, the wake scenario's spinning
+/// driver) or the harness's own. In the child, the loop idles 2 s; we read the process's CPU
+/// time (CLOCK_PROCESS_CPUTIME_ID: every thread, those that ended included) and the loop
+/// thread's (its thread CPU clock, read from the child's main thread) before and after, and count wakeups: from
 /// `Loop.statistics` for RunLoopKit, from a `kCFRunLoopAfterWaiting` observer for CF, directly
-/// for the floor (a 100 ms periodic timerfd in epoll). An idle loop should wake 10 times a second.
-/// NIO: `scheduleRepeatedTask` every 100 ms; it has no wakeup counter, so its wakeups are its
-/// task's runs (nothing else wakes an idle NIO loop). GLib alone (`g_timeout_add(100)`) and a
-/// loop embedded in GLib (a RunLoopKit timer, served through GLib's wait) count their timer's
-/// runs the same way.
+/// for the floor (epoll_pwait2 timing out every 100 ms). An idle loop should wake 10 times a
+/// second. NIO: `scheduleRepeatedTask` every 100 ms; it has no wakeup counter, so its wakeups
+/// are its task's runs (nothing else wakes an idle NIO loop). GLib alone (`g_timeout_add(100)`)
+/// and a loop embedded in GLib (a RunLoopKit timer, served through GLib's wait) count their
+/// timer's runs the same way. The child's main thread sleeps in `nanosleep` meanwhile.
 struct IdleScenario {
     let context: Context
+
+    /// What the child measured, in nanoseconds of CPU and wakeups over the window.
+    struct Figures {
+        var loop: UInt64 = 0
+        var process: UInt64 = 0
+        var wakeups: UInt64 = 0
+    }
 
     func run() {
         let seconds = context.settings.idleSeconds
         for subject in context.settings.subjects {
-            context.progress.show("idle · \(subject) (\(seconds) s)")
+            context.progress.show("idle · \(subject) (\(seconds) s, in a child process)")
             do {
-                let (cpu, processCPU, wakeups) = try measure(subject, seconds: seconds)
+                let figures = try Self.runChild(subject, seconds: seconds)
                 context.results.add(
                     metrics: [
-                        Metric(name: "loop CPU µs/s", value: Double(cpu) / 1e3 / seconds, unit: "µs/s"),
-                        Metric(name: "process CPU µs/s", value: Double(processCPU) / 1e3 / seconds, unit: "µs/s"),
-                        Metric(name: "wakeups/s", value: Double(wakeups) / seconds, unit: "1/s"),
+                        Metric(name: "process CPU µs/s", value: Double(figures.process) / 1e3 / seconds, unit: "µs/s"),
+                        Metric(name: "loop CPU µs/s", value: Double(figures.loop) / 1e3 / seconds, unit: "µs/s"),
+                        Metric(name: "wakeups/s", value: Double(figures.wakeups) / seconds, unit: "1/s"),
                     ], scenario: "idle", variant: "100ms-timer", subject: subject.description,
                     note: Self.note(subject))
             } catch {
@@ -40,22 +52,65 @@ struct IdleScenario {
 
     private static func note(_ subject: Subject) -> String? {
         switch subject {
-        case .nio: "nio: scheduleRepeatedTask; wakeups = task runs"
+        case .nio: "a child process per subject; nio: scheduleRepeatedTask; wakeups = task runs"
         // One note for both: a table's header shows its first subject's note.
-        case .glib, .embedded: "glib: g_timeout_add(100) repeating; glib, embedded: wakeups = the timer's runs"
-        default: nil
+        case .glib, .embedded:
+            "a child process per subject; glib: g_timeout_add(100) repeating; glib, embedded: wakeups = the timer's runs"
+        default: "a child process per subject: process CPU is its threads' alone"
         }
     }
 
-    static func processCPU() -> UInt64 {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        func nanos(_ time: timeval) -> UInt64 { UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000 }
-        return nanos(usage.ru_utime) + nanos(usage.ru_stime)
+    /// Runs `subject`'s idle measurement in a child process and reads its figures.
+    static func runChild(_ subject: Subject, seconds: Double) throws -> Figures {
+        let lines = try ChildProcess.run([
+            IdleChild.configuration.commandName!, "--subject", subject.description, "--seconds", "\(seconds)",
+        ])
+        var figures = Figures()
+        var seen = 0
+        for line in lines {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let value = UInt64(fields[1]) else { continue }
+            switch fields[0] {
+            case "loop": figures.loop = value
+            case "process": figures.process = value
+            case "wakeups": figures.wakeups = value
+            default: continue
+            }
+            seen += 1
+        }
+        guard seen == 3 else { throw ChildProcess.Failure(description: "the idle child printed no figures") }
+        return figures
     }
 
-    private func measure(_ subject: Subject, seconds: Double) throws -> (cpu: UInt64, process: UInt64, wakeups: UInt64)
-    {
+    /// The child's body: measures `subject` and prints `loop NS`, `process NS`, `wakeups N`
+    /// (or `error …`).
+    static func child(_ subject: Subject, seconds: Double) {
+        do {
+            let figures = try measure(subject, seconds: seconds)
+            print("loop \(figures.loop)\nprocess \(figures.process)\nwakeups \(figures.wakeups)")
+        } catch {
+            print("error \(error)")
+        }
+    }
+
+    /// The loop idles this long before the window opens: a child process starts cold (its
+    /// code not yet paged in, its allocator's caches empty), and its first wakes cost several
+    /// times what an idle loop costs later.
+    static let settling: UInt64 = 500_000_000
+
+    /// Lets the loop settle, then reads the loop thread's CPU clock (from this thread, through
+    /// its id: the loop is not woken for it), the process's and the wakeups before and after
+    /// idling `nanoseconds`. The process window holds nothing but the idling, and the loop
+    /// thread's lies within it (a thread cannot have run more than its process).
+    private static func window(thread: Int32, nanoseconds: UInt64, wakeups: () -> UInt64) -> Figures {
+        Time.sleep(nanoseconds: settling)
+        let (process0, loop0, wakes0) = (Time.processCPU(), Time.threadCPU(thread), wakeups())
+        Time.sleep(nanoseconds: nanoseconds)
+        let (wakes1, loop1, process1) = (wakeups(), Time.threadCPU(thread), Time.processCPU())
+        return Figures(loop: loop1 - loop0, process: process1 - process0, wakeups: wakes1 - wakes0)
+    }
+
+    private static func measure(_ subject: Subject, seconds: Double) throws -> Figures {
         let period: UInt64 = 100_000_000
         let nanoseconds = UInt64(seconds * 1e9)
         switch subject {
@@ -64,13 +119,10 @@ struct IdleScenario {
                 loop.add(
                     try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }, to: .default)
             }
-            let cpu0 = host.onLoop { Time.threadCPU() }
-            let (stats0, process0) = (host.loop.statistics, Self.processCPU())
-            Time.sleep(nanoseconds: nanoseconds)
-            let (stats1, process1) = (host.loop.statistics, Self.processCPU())
-            let cpu1 = host.onLoop { Time.threadCPU() }
+            let thread = host.onLoop { Syscalls.threadID() }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { host.loop.statistics.wakeups }
             host.stop()
-            return (cpu1 - cpu0, process1 - process0, stats1.wakeups - stats0.wakeups)
+            return figures
         case .coreFoundation:
             let counter = Owned<CFWakeCounter?>(nil)
             let host = CFHost.start { loop in
@@ -82,14 +134,11 @@ struct IdleScenario {
                 counter.value = CFWakeCounter(on: loop)
             }
             let wakes = counter.value!
-            let cpu0 = host.onLoop { Time.threadCPU() }
-            let (count0, process0) = (wakes.count.load(ordering: .relaxed), Self.processCPU())
-            Time.sleep(nanoseconds: nanoseconds)
-            let (count1, process1) = (wakes.count.load(ordering: .relaxed), Self.processCPU())
-            let cpu1 = host.onLoop { Time.threadCPU() }
+            let thread = host.onLoop { Syscalls.threadID() }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { wakes.count.load(ordering: .relaxed) }
             host.stop()
             wakes.invalidate()
-            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+            return figures
         case .nio:
             let host = NIOHost()
             let runs = FireCounter()
@@ -98,14 +147,11 @@ struct IdleScenario {
             ) { _ in
                 runs.bump()
             }
-            let cpu0 = host.onLoop { Time.threadCPU() }
-            let (count0, process0) = (runs.value, Self.processCPU())
-            Time.sleep(nanoseconds: nanoseconds)
-            let (count1, process1) = (runs.value, Self.processCPU())
-            let cpu1 = host.onLoop { Time.threadCPU() }
+            let thread = host.onLoop { Syscalls.threadID() }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { runs.value }
             task.cancel()
             host.stop()
-            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+            return figures
         case .glib:
             // A repeating 100 ms timeout (what g_timeout_add makes) on the loop's context; as
             // for NIO, its runs stand for the wakeups (nothing else wakes an idle GMainLoop).
@@ -121,16 +167,13 @@ struct IdleScenario {
                 g_source_attach(source, main.context)
                 g_source_unref(source)
             }
-            let cpu0 = host.onLoop { Time.threadCPU() }
-            let (count0, process0) = (runs.value, Self.processCPU())
-            Time.sleep(nanoseconds: nanoseconds)
-            let (count1, process1) = (runs.value, Self.processCPU())
-            let cpu1 = host.onLoop { Time.threadCPU() }
+            let thread = host.onLoop { Syscalls.threadID() }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { runs.value }
             // The context, and with it the timeout, goes when the loop's thread ends; `runs`
             // outlives it (held here until then).
             host.stop()
             withExtendedLifetime(runs) {}
-            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+            return figures
         case .embedded:
             // The embedded loop never waits itself (GLib's loop does, on the loop's descriptor),
             // so `Loop.statistics` counts no wakeups; as for GLib alone, the timer's runs stand
@@ -142,31 +185,40 @@ struct IdleScenario {
                     try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in runs.bump() },
                     to: .default)
             }
-            let cpu0 = host.onLoop { Time.threadCPU() }
-            let (count0, process0) = (runs.value, Self.processCPU())
-            Time.sleep(nanoseconds: nanoseconds)
-            let (count1, process1) = (runs.value, Self.processCPU())
-            let cpu1 = host.onLoop { Time.threadCPU() }
+            let thread = host.onLoop { Syscalls.threadID() }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { runs.value }
             host.stop()
-            return (cpu1 - cpu0, process1 - process0, count1 - count0)
+            return figures
         case .floor:
-            let result = Owned((cpu: UInt64(0), process: UInt64(0), wakeups: UInt64(0)))
-            PThread {
+            // One system call per period: epoll_pwait2 with a timeout to the next 100 ms
+            // instant (no timer descriptor to read), on an epoll set holding only the eventfd
+            // that ends it.
+            let runs = FireCounter()
+            let thread = Handoff<Int32>()
+            let quit = FD.eventfd()
+            defer { close(quit) }
+            let loop = PThread {
                 let poller = FloorPoller()
-                let fd = FD.timerfd()
-                defer { close(fd) }
-                poller.add(fd, token: 0)
-                let start = Time.now()
-                FD.arm(fd, at: start + period, interval: period)
-                let (cpu0, process0) = (Time.threadCPU(), Self.processCPU())
-                var wakeups: UInt64 = 0
-                while Time.now() - start < nanoseconds {
-                    poller.wait(timeout: start + nanoseconds - Time.now()) { _ in FD.drain(fd) }
-                    wakeups += 1
+                poller.add(quit, token: 0)
+                thread.put(Syscalls.threadID())
+                var next = Time.now() + period
+                var running = true
+                while running {
+                    let now = Time.now()
+                    poller.wait(timeout: next > now ? next - now : 0) { _ in running = false }
+                    let woke = Time.now()
+                    if running, woke >= next {
+                        // One wake, however late: missed instants are skipped, as a repeating
+                        // timer's are.
+                        runs.bump()
+                        while next <= woke { next += period }
+                    }
                 }
-                result.value = (Time.threadCPU() - cpu0, Self.processCPU() - process0, wakeups)
-            }.join()
-            return result.value
+            }
+            let figures = window(thread: thread.take(), nanoseconds: nanoseconds) { runs.value }
+            FD.signal(quit)
+            loop.join()
+            return figures
         }
     }
 }

@@ -22,46 +22,21 @@ import RunLoopKit
 enum MainWake {
     /// Runs the child for `subject` and reads its samples.
     static func runChild(_ subject: Subject, settings: Settings) throws -> WakeDriver.Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executablePath())
-        process.arguments = [
-            "main-wake", "--subject", subject.description, "--samples", "\(settings.wakeSamples)",
-            "--warmup", "\(settings.wakeWarmup)", "--seed", "\(settings.seed)",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let lines = try ChildProcess.run([
+            MainWakeChild.configuration.commandName!, "--subject", subject.description, "--samples",
+            "\(settings.wakeSamples)", "--warmup", "\(settings.wakeWarmup)", "--seed", "\(settings.seed)",
+        ])
         var run = WakeDriver.Run()
-        var failure: String?
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in lines {
             if let sample = UInt64(line) {
                 run.samples.append(sample)
             } else if line.hasPrefix("awake "), let count = Int(line.dropFirst(6)) {
                 run.awakeAtPost = count
             } else if line == "lost" {
                 run.lost = true
-            } else if line.hasPrefix("error ") {
-                failure = String(line.dropFirst(6))
             }
         }
-        if let failure { throw ChildError(description: failure) }
-        guard process.terminationStatus == 0 else {
-            throw ChildError(description: "main-wake child exited with status \(process.terminationStatus)")
-        }
         return run
-    }
-
-    struct ChildError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    private static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { throw ChildError(description: "readlink /proc/self/exe: errno \(errno)") }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     // MARK: the child

@@ -1,8 +1,8 @@
+import CBenchFloor
 import Dispatch
 import NIOCore
 import NIOPosix
 import RunLoopKit
-import Synchronization
 
 /// **throughput** — blocks per second posted to a running loop, by 1 then 4 threads.
 ///
@@ -11,8 +11,9 @@ import Synchronization
 /// the end time. Rate = total / (end − release). A missing block would leave the counter short:
 /// the run waits at most 60 s and reports how many were lost. Each variant runs three times,
 /// interleaved with the others; the table shows the median rate and every lost block.
-/// The floor is the smallest correct queue: a mutex-guarded array swapped out by the consumer,
-/// and an eventfd written only when the consumer has said it is going to sleep.
+/// The floor is the smallest correct queue, in C (CBenchFloor's queue.c): function pointers
+/// appended to a mutex-guarded array that the consumer swaps out whole, and an eventfd written
+/// only when the consumer has said it is going to sleep; the posters' loops and the count are C.
 struct ThroughputScenario {
     let context: Context
 
@@ -78,7 +79,7 @@ struct ThroughputScenario {
             inModes ? "perform(in: [.default]) { }, embedded in a GMainLoop" : "perform { }, embedded in a GMainLoop"
         case .nio: "execute { }"
         case .glib: "g_main_context_invoke (an idle source per block)"
-        case .floor: "mutex-guarded array + eventfd"
+        case .floor: "C: fn pointers, mutex-guarded array swapped whole, eventfd only on announced sleep"
         }
     }
 
@@ -104,6 +105,7 @@ struct ThroughputScenario {
     private func measure(
         _ subject: Subject, posters: Int, total: Int, inModes: Bool
     ) throws -> (rate: Double, lost: Int) {
+        if subject == .floor { return try measureFloor(posters: posters, total: total) }
         let tally = Tally(total: total)
         let post: @Sendable () -> Void
         let stop: () -> Void
@@ -133,22 +135,9 @@ struct ThroughputScenario {
             post = { main.perform { tally.bump() } }
             stop = host.stop
         case .floor:
-            let queue = FloorQueue()
-            post = { queue.post { tally.bump() } }
-            stop = queue.stop
+            preconditionFailure("measured by measureFloor")
         }
-        let release = DispatchSemaphore(value: 0)
-        let share = total / posters
-        let threads = (0..<posters).map { index in
-            PThread {
-                release.wait()
-                let count = index == posters - 1 ? total - share * (posters - 1) : share
-                for _ in 0..<count { post() }
-            }
-        }
-        let start = Time.now()
-        for _ in 0..<posters { release.signal() }
-        for thread in threads { thread.join() }
+        let start = Self.post(total, from: posters) { count in for _ in 0..<count { post() } }
         let finished = tally.done.wait(seconds: 60)
         stop()
         // After `stop` joined the consumer, its writes are visible here.
@@ -156,66 +145,42 @@ struct ThroughputScenario {
         guard finished else { return (0, lost) }
         return (Double(total) / (Double(tally.end - start) / 1e9), lost)
     }
-}
 
-/// The floor's block queue for the throughput scenario (see ThroughputScenario).
-final class FloorQueue: Sendable {
-    private struct State {
-        var blocks: [@Sendable () -> Void] = []
-        var sleeping = false
-        var woken = false
-    }
-
-    private let state = Mutex(State())
-    private let floor: FloorLoop
-    private let drainer: DrainBox
-
-    /// The consumer's spare array, owned by the loop thread.
-    private final class DrainBox: @unchecked Sendable {
-        var spare: [@Sendable () -> Void] = []
-        var queue: FloorQueue?
-    }
-
-    init() {
-        let box = DrainBox()
-        drainer = box
-        floor = FloorLoop { box.queue?.drain() }
-        box.queue = self
-        // The first drain announces sleep; a post before it writes the eventfd itself.
-        FD.signal(floor.wakeDescriptor)
-    }
-
-    func post(_ block: @escaping @Sendable () -> Void) {
-        let wake: Bool = state.withLock { state in
-            state.blocks.append(block)
-            guard state.sleeping, !state.woken else { return false }
-            state.woken = true
-            return true
+    /// The floor: C posters (`cbench_floor_queue_post_many`) append the C function
+    /// `cbench_floor_tally_bump` to CBenchFloor's queue; the tally, in C as well, counts on the
+    /// consumer thread and records the end (see Sources/CBenchFloor/queue.c).
+    private func measureFloor(posters: Int, total: Int) throws -> (rate: Double, lost: Int) {
+        guard let tally = cbench_floor_tally_new(UInt64(total)) else {
+            throw FloorError(what: "the floor's tally", code: errno)
         }
-        if wake { FD.signal(floor.wakeDescriptor) }
+        defer { cbench_floor_tally_free(tally) }
+        let queue = try FloorQueue()
+        let context = UnsafeMutableRawPointer(tally)
+        let start = Self.post(total, from: posters) { [context = SendablePointer(context)] count in
+            queue.post(cbench_floor_tally_bump, context.pointer, count: count)
+        }
+        let finished = cbench_floor_tally_wait(tally, 60)
+        queue.stop()
+        // After `stop` joined the consumer, its count is visible here.
+        let lost = total - Int(cbench_floor_tally_count(tally))
+        guard finished else { return (0, lost) }
+        return (Double(total) / (Double(cbench_floor_tally_end(tally) - start) / 1e9), lost)
     }
 
-    /// On the loop thread after a wake: run everything queued, then announce sleep.
-    private func drain() {
-        while true {
-            var batch = drainer.spare
-            let empty: Bool = state.withLock { state in
-                state.sleeping = false
-                state.woken = false
-                swap(&batch, &state.blocks)
-                if batch.isEmpty { state.sleeping = true }
-                return batch.isEmpty
+    /// Starts `posters` threads, releases them together and waits until each has posted its
+    /// share of `total` with `post(share)`; returns the release time.
+    private static func post(_ total: Int, from posters: Int, _ post: @escaping @Sendable (Int) -> Void) -> UInt64 {
+        let release = DispatchSemaphore(value: 0)
+        let share = total / posters
+        let threads = (0..<posters).map { index in
+            PThread {
+                release.wait()
+                post(index == posters - 1 ? total - share * (posters - 1) : share)
             }
-            if empty { return }
-            for block in batch { block() }
-            batch.removeAll(keepingCapacity: true)
-            drainer.spare = batch
         }
-    }
-
-    func stop() {
-        floor.stop()
-        // The consumer thread is joined: breaking the queue → loop → box → queue cycle is safe.
-        drainer.queue = nil
+        let start = Time.now()
+        for _ in 0..<posters { release.signal() }
+        for thread in threads { thread.join() }
+        return start
     }
 }

@@ -21,6 +21,24 @@ enum Time {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// CPU time consumed so far by thread `thread` (a kernel thread id) of this process, read
+    /// from any thread: its CPU clock, whose id Linux derives from the thread id as glibc's
+    /// `pthread_getcpuclockid` does (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)).
+    static func threadCPU(_ thread: Int32) -> UInt64 {
+        var ts = Glibc.timespec()
+        let clock = clockid_t((~thread) << 3 | 6)
+        guard clock_gettime(clock, &ts) == 0 else { return 0 }
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// CPU time consumed by every thread of the process, those that ended included, in
+    /// nanoseconds (the scheduler's exact runtime, not getrusage's tick-sampled split).
+    static func processCPU() -> UInt64 {
+        var ts = Glibc.timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
     /// Sleeps in the kernel (never spins) for `nanoseconds`, resuming after signals.
     static func sleep(nanoseconds: UInt64) {
         var request = Glibc.timespec(

@@ -1,0 +1,86 @@
+extension TargetSheet {
+    /// Wakes (spinning driver): p50 ≤ 1.2× the floor's and below NIO's, p99 at or below NIO's,
+    /// for `perform`, `signal` and descriptor wakes on every backend.
+    mutating func wake() {
+        guard
+            heading(
+                "wake",
+                "p50 ≤ 1.2× the floor's and below NIO's, p99 at or below NIO's; perform, signal (against NIO's execute: NIO has no signalled source), descriptor"
+            )
+        else { return }
+        for variant in WakeVariant.targeted.map(\.rawValue) {
+            let floor = latency("wake", variant, "floor")
+            let nioOwn = latency("wake", variant, "nio")
+            let nio = nioOwn ?? (variant == WakeVariant.signal.rawValue ? latency("wake", "perform", "nio") : nil)
+            let nioName = nioOwn == nil ? "nio's execute" : "nio's"
+            for backend in backends {
+                let name = "wake/\(variant) \(backend)"
+                guard let wake = latency("wake", variant, backend) else {
+                    verdict(nil, "\(name): not measured")
+                    continue
+                }
+                if let floor {
+                    verdict(
+                        Double(wake.p50) <= Double(floor.p50) * 1.2,
+                        "\(name): p50 \(Self.µs(wake.p50)) = \(Self.ratio(wake.p50, floor.p50)) the floor's \(Self.µs(floor.p50)) (≤ 1.2×)"
+                    )
+                } else {
+                    verdict(nil, "\(name): against the floor: floor not measured")
+                }
+                if let nio {
+                    verdict(
+                        wake.p50 < nio.p50,
+                        "\(name): p50 \(Self.µs(wake.p50)) = \(Self.ratio(wake.p50, nio.p50)) \(nioName) \(Self.µs(nio.p50)) (below)"
+                    )
+                    verdict(
+                        wake.p99 <= nio.p99,
+                        "\(name): p99 \(Self.µs(wake.p99)) = \(Self.ratio(wake.p99, nio.p99)) \(nioName) \(Self.µs(nio.p99)) (at or below)"
+                    )
+                } else {
+                    verdict(nil, "\(name): against NIO: nio not measured")
+                }
+            }
+            let glib = latency("wake", variant, "glib")
+            for loop in glibLoops {
+                guard let wake = latency("wake", variant, loop) else { continue }
+                info("wake/\(variant) \(loop): " + Self.against(wake, glib, "glib's"))
+            }
+        }
+    }
+
+    /// One-shot timers: p50 below CF's and NIO's on every backend; none early.
+    mutating func timer() {
+        guard heading("timer", "one-shot lateness p50 below CF's and NIO's; never early") else { return }
+        let references = ["cf", "nio"].map { ($0, latency("timer", "one-shot", $0)) }
+        for backend in backends {
+            let name = "timer/one-shot \(backend)"
+            guard let timer = latency("timer", "one-shot", backend) else {
+                verdict(nil, "\(name): not measured")
+                continue
+            }
+            for (reference, figure) in references {
+                guard let figure else {
+                    verdict(nil, "\(name): against \(reference): \(reference) not measured")
+                    continue
+                }
+                verdict(
+                    timer.p50 < figure.p50,
+                    "\(name): p50 \(Self.µs(timer.p50)) = \(Self.ratio(timer.p50, figure.p50)) \(reference)'s \(Self.µs(figure.p50)) (below)"
+                )
+            }
+            verdict(timer.early == 0, "\(name): \(timer.early) of \(timer.count) fired early (none)")
+        }
+        let glib = latency("timer", "one-shot", "glib")
+        for loop in glibLoops {
+            guard let timer = latency("timer", "one-shot", loop) else { continue }
+            info("timer/one-shot \(loop): " + Self.against(timer, glib, "glib's") + ", \(timer.early) early")
+        }
+    }
+
+    /// "p50 A = r× NAME B, p99 C = r× NAME D", or the subject's own figures alone.
+    static func against(_ own: LatencySummary, _ reference: LatencySummary?, _ name: String) -> String {
+        guard let reference else { return "p50 \(µs(own.p50)), p99 \(µs(own.p99)) (glib not measured)" }
+        return "p50 \(µs(own.p50)) = \(ratio(own.p50, reference.p50)) \(name) \(µs(reference.p50)), "
+            + "p99 \(µs(own.p99)) = \(ratio(own.p99, reference.p99)) \(name) \(µs(reference.p99))"
+    }
+}
