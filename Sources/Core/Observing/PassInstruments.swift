@@ -103,7 +103,7 @@ final class PassInstruments: @unchecked Sendable {
     }
 
     /// The loop goes to sleep: its time awake so far is counted, and its stretch of work ends.
-    /// Returns when it fell asleep, for ``wokeUp(sleptAt:)``.
+    /// Returns when it fell asleep, for ``accountWake(sleptAt:)``.
     func fallAsleep() -> Int64 {
         assertLoopThread()
         let time = Nanoseconds.now()
@@ -114,7 +114,7 @@ final class PassInstruments: @unchecked Sendable {
 
     /// The loop slept from `sleptAt` until now: counted as time asleep; it is awake from now on,
     /// in a new stretch of work.
-    func wokeUp(sleptAt: Int64) {
+    func accountWake(sleptAt: Int64) {
         assertLoopThread()
         let wokeAt = Nanoseconds.now()
         counters.add(from: sleptAt, to: wokeAt, asleep: true)

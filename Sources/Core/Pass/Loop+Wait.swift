@@ -110,7 +110,7 @@ extension Loop {
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.endSleep()
-        instruments.wokeUp(sleptAt: sleptAt)
+        instruments.accountWake(sleptAt: sleptAt)
         return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
     }
 }
