@@ -38,7 +38,9 @@ final class BlockQueue: Sendable {
         }
     }
 
-    private let queue = Lock(Queue(), rank: .blockQueue)
+    /// Held for a few instructions at a time (an append, a swap): a poster that finds it taken
+    /// spins briefly instead of sleeping in the kernel and having the loop wake it.
+    private let queue = Lock(Queue(), rank: .blockQueue, spinsBeforeSleeping: true)
     /// How many blocks are queued, kept with the queue under its lock: a drain that finds
     /// none takes no lock.
     private let count = Atomic<Int>(0)
@@ -58,16 +60,21 @@ final class BlockQueue: Sendable {
 
     /// Appends `block`; `sealing` makes it the last block the queue accepts: every later
     /// append is refused, so none can be queued behind a block that ends the loop for good.
-    func append(_ block: PendingBlock, sealing: Bool = false) -> Appended {
-        queue.withLock { queue in
+    func append(_ block: consuming PendingBlock, sealing: Bool = false) -> Appended {
+        let modes = block.modes
+        // Moved into the queue, not copied: a copy would retain the closure here and release it
+        // when the caller's copy goes, two atomic operations per post. A refused block is
+        // released when this returns, with the lock let go.
+        var moving: PendingBlock? = consume block
+        return queue.withLock { queue in
             guard !queue.closed else { return .refused }
             if sealing { queue.closed = true }
             queue.lastSequence += 1
             let sequence = queue.lastSequence
-            queue.entries.append(QueuedBlock(sequence: sequence, block: block))
-            queue.runBits.add(block)
+            queue.entries.append(QueuedBlock(sequence: sequence, block: moving.take()!))
+            queue.runBits.add(modes)
             count.store(queue.entries.count, ordering: .releasing)
-            switch block.modes {
+            switch modes {
             case .common:
                 return .queued(sequence: sequence)
             case let .mask(mask):
