@@ -60,7 +60,11 @@ final class BlockQueue: Sendable {
 
     /// Appends `block`; `sealing` makes it the last block the queue accepts: every later
     /// append is refused, so none can be queued behind a block that ends the loop for good.
-    func append(_ block: consuming PendingBlock, sealing: Bool = false) -> Appended {
+    /// `sleepSeen` is `sleep`'s word read under the lock (``SleepGate/seenUnderQueueLock()``),
+    /// for the caller to hand to ``SleepGate/wake(seen:)`` [C2].
+    func append(
+        _ block: consuming PendingBlock, sealing: Bool = false, sleepSeen: inout UInt64, in sleep: SleepGate
+    ) -> Appended {
         let modes = block.modes
         // Moved into the queue, not copied: a copy would retain the closure here and release it
         // when the caller's copy goes, two atomic operations per post. A refused block is
@@ -74,6 +78,7 @@ final class BlockQueue: Sendable {
             queue.entries.append(QueuedBlock(sequence: sequence, block: moving.take()!))
             queue.runBits.add(modes)
             count.store(queue.entries.count, ordering: .releasing)
+            sleepSeen = sleep.seenUnderQueueLock()
             switch modes {
             case .common:
                 return .queued(sequence: sequence)
@@ -150,6 +155,18 @@ final class BlockQueue: Sendable {
                 moved += 1
             }
             return true
+        }
+    }
+
+    /// Whether a queued block runs in `mode`, given the common modes: the loop's last look
+    /// before it sleeps, after it published that it sleeps. It always takes the lock, even
+    /// when the count reads zero: that is what lets a poster read the gate under the lock with
+    /// no fence (see ``SleepGate/seenUnderQueueLock()``) [C2].
+    func hasBlockForSleep(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>) -> Bool {
+        queue.withLock { queue in
+            guard !queue.entries.isEmpty else { return false }
+            let modeIsCommon = commonModes.contains(mode)
+            return queue.entries.contains { $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }
         }
     }
 

@@ -456,11 +456,14 @@ public final class Loop: Sendable, CustomStringConvertible {
     func enqueueNumbered(_ block: consuming PendingBlock, sealing: Bool = false) -> UInt64? {
         // The common case takes only the queue's lock: a poster never waits for a busy loop.
         let sequence: UInt64
-        switch blocks.append(block, sealing: sealing) {
+        var sleepSeen: UInt64 = 0
+        switch blocks.append(block, sealing: sealing, sleepSeen: &sleepSeen, in: sleep) {
         case .refused:
             return nil
         case let .queued(number):
-            sequence = number
+            // The gate was read under the queue's lock: no fence needed [C2].
+            sleep.wake(seen: sleepSeen)
+            return number
         case let .queuedWithNewModes(modes, number):
             sequence = number
             // Queuing a block for a mode brings that mode into existence (the first time
