@@ -38,7 +38,9 @@ final class BlockQueue: Sendable {
         }
     }
 
-    private let queue = Lock(Queue(), rank: .blockQueue)
+    /// Held for a few instructions at a time (an append, a swap): a poster that finds it taken
+    /// spins briefly instead of sleeping in the kernel and having the loop wake it.
+    private let queue = Lock(Queue(), rank: .blockQueue, spinsBeforeSleeping: true)
     /// How many blocks are queued, kept with the queue under its lock: a drain that finds
     /// none takes no lock.
     private let count = Atomic<Int>(0)
@@ -58,16 +60,26 @@ final class BlockQueue: Sendable {
 
     /// Appends `block`; `sealing` makes it the last block the queue accepts: every later
     /// append is refused, so none can be queued behind a block that ends the loop for good.
-    func append(_ block: PendingBlock, sealing: Bool = false) -> Appended {
-        queue.withLock { queue in
+    /// `sleepSeen` is `sleep`'s word read under the lock (``SleepGate/seenUnderQueueLock()``),
+    /// for the caller to hand to ``SleepGate/wake(seen:)`` [C2].
+    func append(
+        _ block: consuming PendingBlock, sealing: Bool = false, sleepSeen: inout UInt64, in sleep: SleepGate
+    ) -> Appended {
+        let modes = block.modes
+        // Moved into the queue, not copied: a copy would retain the closure here and release it
+        // when the caller's copy goes, two atomic operations per post. A refused block is
+        // released when this returns, with the lock let go.
+        var moving: PendingBlock? = consume block
+        return queue.withLock { queue in
             guard !queue.closed else { return .refused }
             if sealing { queue.closed = true }
             queue.lastSequence += 1
             let sequence = queue.lastSequence
-            queue.entries.append(QueuedBlock(sequence: sequence, block: block))
-            queue.runBits.add(block)
+            queue.entries.append(QueuedBlock(sequence: sequence, block: moving.take()!))
+            queue.runBits.add(modes)
             count.store(queue.entries.count, ordering: .releasing)
-            switch block.modes {
+            sleepSeen = sleep.seenUnderQueueLock()
+            switch modes {
             case .common:
                 return .queued(sequence: sequence)
             case let .mask(mask):
@@ -143,6 +155,18 @@ final class BlockQueue: Sendable {
                 moved += 1
             }
             return true
+        }
+    }
+
+    /// Whether a queued block runs in `mode`, given the common modes: the loop's last look
+    /// before it sleeps, after it published that it sleeps. It always takes the lock, even
+    /// when the count reads zero: that is what lets a poster read the gate under the lock with
+    /// no fence (see ``SleepGate/seenUnderQueueLock()``) [C2].
+    func hasBlockForSleep(runningIn mode: Loop.Mode, commonModes: Set<Loop.Mode>) -> Bool {
+        queue.withLock { queue in
+            guard !queue.entries.isEmpty else { return false }
+            let modeIsCommon = commonModes.contains(mode)
+            return queue.entries.contains { $0.block.runs(in: mode, modeIsCommon: modeIsCommon) }
         }
     }
 

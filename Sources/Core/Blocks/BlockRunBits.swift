@@ -13,8 +13,8 @@ struct BlockRunBits {
     /// Some block names modes beyond the mask: only looking at it tells where it runs.
     private(set) var hasUnmasked = false
 
-    mutating func add(_ block: PendingBlock) {
-        switch block.modes {
+    mutating func add(_ modes: BlockModes) {
+        switch modes {
         case .common:
             all &= Loop.Mode.common.bit!
             any |= Loop.Mode.common.bit!

@@ -6,7 +6,7 @@ extension Loop {
     /// ``LoopThread`` once its ``LoopThread/stop()`` queued the block that ends it, is dropped
     /// without running (`LoopThread.perform` says so by returning false). Safe to call from any
     /// thread. (A block written `{ @MainActor in … }` goes to ``perform(_:isolation:)``.)
-    public func perform(_ block: @escaping @Sendable () -> Void) {
+    public func perform(_ block: consuming @escaping @Sendable () -> Void) {
         enqueue(PendingBlock(modes: .common, body: block))
     }
 
@@ -17,7 +17,7 @@ extension Loop {
     /// `modes` is a programming error that traps with a message. Safe to call from any thread.
     /// Write the modes as a literal, `perform(in: [.default]) { … }`: that costs no more
     /// than ``perform(_:)`` (see ``ModeSet``).
-    public func perform(in modes: ModeSet, _ block: @escaping @Sendable () -> Void) {
+    public func perform(in modes: ModeSet, _ block: consuming @escaping @Sendable () -> Void) {
         precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
         enqueue(PendingBlock(modes: BlockModes(modes), body: block))
     }
@@ -34,20 +34,23 @@ extension Loop {
     ///
     /// - Parameter sealing: make this the last block the loop accepts (``LoopThread/stop()``).
     @discardableResult
-    func enqueue(_ block: PendingBlock, sealing: Bool = false) -> Bool {
+    func enqueue(_ block: consuming PendingBlock, sealing: Bool = false) -> Bool {
         enqueueNumbered(block, sealing: sealing) != nil
     }
 
     /// Queues `block` as ``enqueue(_:sealing:)`` does; returns the number the queue gave it
     /// (for ``BlockQueue/remove(sequence:)``), or `nil` when the loop refused it.
-    func enqueueNumbered(_ block: PendingBlock, sealing: Bool = false) -> UInt64? {
+    func enqueueNumbered(_ block: consuming PendingBlock, sealing: Bool = false) -> UInt64? {
         // The common case takes only the queue's lock: a poster never waits for a busy loop.
         let sequence: UInt64
-        switch blocks.append(block, sealing: sealing) {
+        var sleepSeen: UInt64 = 0
+        switch blocks.append(block, sealing: sealing, sleepSeen: &sleepSeen, in: sleep) {
         case .refused:
             return nil
         case let .queued(number):
-            sequence = number
+            // The gate was read under the queue's lock: no fence needed [C2].
+            sleep.wake(seen: sleepSeen)
+            return number
         case let .queuedWithNewModes(modes, number):
             sequence = number
             // Queuing a block for a mode brings that mode into existence (the first time

@@ -45,7 +45,23 @@ final class SleepGate: Sendable {
     /// the work the loop must see, with no lock held.
     func wake() {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        let seen = word.load(ordering: .sequentiallyConsistent)
+        wake(seen: word.load(ordering: .sequentiallyConsistent))
+    }
+
+    /// The gate's word as a poster reads it while it holds the block queue's lock, right after
+    /// queuing a block there; pass it to ``wake(seen:)`` once the lock is let go.
+    ///
+    /// No fence is needed: the loop takes that lock for its last look for blocks, after it
+    /// published that it sleeps (``beginSleep(unless:)`` with
+    /// ``BlockQueue/hasBlockForSleep(runningIn:commonModes:)``). Either the loop's look comes
+    /// after this poster let the lock go, and it sees the block, or it came before this poster
+    /// took the lock, and then so did the loop's `asleep`, which this read sees. (A fence and a
+    /// sequentially consistent load cost a post more than the rest of the gate.)
+    func seenUnderQueueLock() -> UInt64 { word.load(ordering: .relaxed) }
+
+    /// Wakes the sleep `seen` (the gate's word as read after publishing work), unless it was
+    /// not a sleep or another poster claimed its wake.
+    func wake(seen: UInt64) {
         guard seen & (SleepGate.asleep | SleepGate.claimed) == SleepGate.asleep else { return }
         #if DEBUG
         if let hook = afterSeeingSleep.withLock({ $0 }) { hook() }

@@ -38,7 +38,7 @@ struct TakenBlocks {
     /// Appends a block the queue moved here (oldest first).
     mutating func append(_ entry: QueuedBlock) {
         entries.append(entry)
-        runBits.add(entry.block)
+        runBits.add(entry.block.modes)
     }
 
     /// Takes the block at `index` out, to run it.

@@ -148,7 +148,8 @@ extension Loop {
             }
             // An empty mode sleeps too: a block or source added from another thread must wake it.
             let commonModes = state.commonModes
-            guard sleep.beginSleep(unless: { blocks.hasBlock(runningIn: mode, commonModes: commonModes) }) else {
+            guard sleep.beginSleep(unless: { blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes) })
+            else {
                 return HostWait(deadline: nil, isReady: true)
             }
             // A timer added during the wait that is due before this deadline wakes the host

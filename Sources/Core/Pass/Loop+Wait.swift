@@ -67,7 +67,7 @@ extension Loop {
             }
             let commonModes = state.commonModes
             let sleeps = sleep.beginSleep {
-                registrar.hasWaiters || blocks.hasBlock(runningIn: mode, commonModes: commonModes)
+                registrar.hasWaiters || blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes)
             }
             guard sleeps else { return .poll }
             // What a timer added during the sleep is compared with: the latest the wait can

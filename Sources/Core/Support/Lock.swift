@@ -31,8 +31,13 @@ package struct Lock<Value>: @unchecked Sendable {
 
     /// Creates a lock guarding `value` that takes its place in the lock order (checked in debug
     /// builds).
-    package init(_ value: Value, rank: LockRank) {
-        storage = LockStorage.make(value)
+    ///
+    /// - Parameter spinsBeforeSleeping: in release builds, a thread that finds the lock taken
+    ///   spins a little before it sleeps in the kernel (`PTHREAD_MUTEX_ADAPTIVE_NP`): for a lock
+    ///   held only for a few instructions by threads on other CPUs, where sleeping means a
+    ///   system call for the waiter and another for the holder to wake it.
+    package init(_ value: Value, rank: LockRank, spinsBeforeSleeping: Bool = false) {
+        storage = LockStorage.make(value, adaptive: spinsBeforeSleeping)
         #if DEBUG
         self.rank = rank
         #endif
@@ -56,7 +61,7 @@ package struct Lock<Value>: @unchecked Sendable {
 
 @usableFromInline
 final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> LockStorage {
+    static func make(_ value: Value, adaptive: Bool = false) -> LockStorage {
         let buffer = create(minimumCapacity: 1) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockStorage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
@@ -65,6 +70,8 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
             pthread_mutexattr_init(&attributes)
             #if DEBUG
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+            #else
+            if adaptive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP)) }
             #endif
             let result = pthread_mutex_init(mutex, &attributes)
             pthread_mutexattr_destroy(&attributes)
