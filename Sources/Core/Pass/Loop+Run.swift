@@ -41,13 +41,13 @@ extension Loop {
         }
         bindMainQueueIfMain()
         // [R1] A missing or empty mode: finished, no observer notified.
-        let (entered, outermost): (Bool, Bool) = state.withLock { state in
-            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return (false, false) }
+        let (entered, outermost, stopsAtEntry): (Bool, Bool, UInt64) = state.withLock { state in
+            guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return (false, false, 0) }
             state.runs.append(RunRecord(mode: mode))
             // [W2] A run starts with no wake pending. Dropped under the lock that `wakeUp()`
             // decides under: a wake posted once this run is recorded is this run's, and kept.
             hints.dropWake()
-            return (true, state.runs.count == 1)
+            return (true, state.runs.count == 1, hints.stopRequests())
         }
         guard entered else { return .finished }
         // [H1] A run nested between a host's prepare and dispatch waits by itself meanwhile.
@@ -65,12 +65,12 @@ extension Loop {
             returnAfterSourceHandled: returnAfterSourceHandled,
             drainsBackend: drainsBackend
         )
-        // [R2] Entry; a stop() from an entry observer ends the run before its first pass. Only
-        // an entry observer can have stopped the run by now: another thread's stop() at this
-        // moment is one during the first pass (which then polls, and decides after it), so
-        // without an observer called the lock is not taken.
-        let notifiedEntry = notifyObservers(.entry, in: mode)
-        var result: RunResult? = notifiedEntry && state.withLock { $0.runs.last!.stopped } ? .stopped : nil
+        // [R2] Entry; a stop() made by now (from an entry observer or another thread) ends the
+        // run before its first pass. The lock is taken only when a stop was requested since the
+        // run was recorded: the count of stops says so without it.
+        notifyObservers(.entry, in: mode)
+        let maybeStopped = hints.stopRequests() != stopsAtEntry
+        var result: RunResult? = maybeStopped && state.withLock { $0.runs.last!.stopped } ? .stopped : nil
         while result == nil {
             result = pass(&run)
         }

@@ -30,6 +30,7 @@ extension Loop {
                 return true
             }
             state.runs[state.runs.count - 1].stopped = true
+            hints.noteStopRequested()
             return true
         }
         if wake { sleep.wake() }
@@ -40,6 +41,7 @@ extension Loop {
     func stopAllRuns() {
         let wake: Bool = state.withLock { state in
             for index in state.runs.indices { state.runs[index].stopped = true }
+            if !state.runs.isEmpty { hints.noteStopRequested() }
             return !state.runs.isEmpty
         }
         if wake { sleep.wake() }

@@ -21,6 +21,7 @@ import Synchronization
 /// | ``observersVersion`` | any observer change (a bump, never lowered) | the observer step, to keep its snapshot | — |
 /// | ``hasHadObservers`` | the first observer added (just before the lock; see below) | every notification | — (stays set) |
 /// | ``timerBound`` | a timer queued: lowered to its instant | the timer step (R7) | a timer step: set from the queues |
+/// | ``stopsRequested`` | `stop()` marking a run stopped (a bump) | a run's entry, after its observers (R2) | — (compared with the count at the run's start) |
 ///
 /// (The timer bound runs the other way, low means work: "raising the hint" is lowering the
 /// bound.) Two exceptions, both harmless: ``hasHadObservers`` is set just before the state lock
@@ -52,6 +53,9 @@ struct PassHints: ~Copyable, Sendable {
     /// never a missed timer. A timer queued by another thread while the loop is busy may be
     /// seen a pass later; one queued while it sleeps reaches it through the wake.
     private let timerBound = Atomic<Int64>(.max)
+    /// Bumped by every `stop()` that marks a run stopped: a run that finds it unchanged since
+    /// it was recorded knows, without the lock, that nothing stopped it before its first pass.
+    private let stopsRequested = Atomic<UInt64>(0)
 
     #if DEBUG
     /// The thread that made the first lock-free read: the loop's thread, which may not be the
@@ -193,6 +197,21 @@ struct PassHints: ~Copyable, Sendable {
     func mayTimerBeDue(by limit: ContinuousClock.Instant) -> Bool {
         assertLoopThread()
         return timerBound.load(ordering: .acquiring) <= QueueTime.nanosecondsRoundedDown(limit)
+    }
+
+    // MARK: - Stops (R2)
+
+    /// `stop()` marked a run stopped. State lock held.
+    func noteStopRequested() {
+        assertStateLocked()
+        stopsRequested.add(1, ordering: .releasing)
+    }
+
+    /// How many stops were requested so far: a run reads it under the lock as it is recorded,
+    /// then again without the lock after its entry observers. Loop's thread.
+    func stopRequests() -> UInt64 {
+        assertLoopThread()
+        return stopsRequested.load(ordering: .acquiring)
     }
 
     // MARK: - Checks (debug builds)
