@@ -256,25 +256,29 @@ struct BadInputAcceptedTests {
     }
 
     @Test("setTolerance above half the interval is clamped; on an invalidated timer it has no effect")
-    func setToleranceClampedOrIgnored() throws {
-        let timer = try Loop.Timer(after: .seconds(1), repeating: .seconds(1)) { _ in }
-        try timer.setTolerance(.seconds(5))
-        #expect(timer.tolerance == .milliseconds(500))
-        timer.invalidate()
-        try timer.setTolerance(.milliseconds(100))
-        #expect(timer.tolerance == .milliseconds(500))
-        // A negative value is still refused there.
-        #expect(throws: ArgumentError.self) { try timer.setTolerance(.zero - .seconds(1)) }
+    func setToleranceClampedOrIgnored() async throws {
+        try await offThePool {
+            let timer = try Loop.Timer(after: .seconds(1), repeating: .seconds(1)) { _ in }
+            try timer.setTolerance(.seconds(5))
+            #expect(timer.tolerance == .milliseconds(500))
+            timer.invalidate()
+            try timer.setTolerance(.milliseconds(100))
+            #expect(timer.tolerance == .milliseconds(500))
+            // A negative value is still refused there.
+            #expect(throws: ArgumentError.self) { try timer.setTolerance(.zero - .seconds(1)) }
+        }
     }
 
     @Test("an interval below a nanosecond is refused, naming interval or repeating")
-    func subNanosecondInterval() throws {
-        let error = #expect(throws: ArgumentError.self) {
-            try Loop.Timer(fireAt: .now, interval: .nanoseconds(0.000_000_001)) { _ in }
+    func subNanosecondInterval() async throws {
+        try await offThePool { () throws in
+            let error = #expect(throws: ArgumentError.self) {
+                try Loop.Timer(fireAt: .now, interval: .nanoseconds(0.000_000_001)) { _ in }
+            }
+            #expect(error?.argument == "interval")
+            #expect(error?.reason.contains("nanosecond") == true)
+            #expect(throws: ArgumentError.self) { try Loop.Timer(after: .zero, repeating: .nanoseconds(0.5)) { _ in } }
         }
-        #expect(error?.argument == "interval")
-        #expect(error?.reason.contains("nanosecond") == true)
-        #expect(throws: ArgumentError.self) { try Loop.Timer(after: .zero, repeating: .nanoseconds(0.5)) { _ in } }
     }
 
     // MARK: Observers
@@ -351,19 +355,21 @@ struct BadInputAcceptedTests {
     }
 
     @Test("Loop.main(creatingWith:) with another kind than the main loop's throws kindMismatch")
-    func mainWithAnotherKind() throws {
-        let main = Loop.main
-        // A third-party wrapper's kind (ThirdPartyBackendTests) is another kind in any build,
-        // one backend alone included; then every other built-in kind.
-        let others =
-            [ForwardingBackend.factory(over: main.backend)]
-            + backends.filter { $0 != main.backend }.map(\.factory)
-        for other in others {
-            #expect(throws: BackendError.kindMismatch(existing: main.backend, requested: other.kind)) {
-                try Loop.main(creatingWith: other)
+    func mainWithAnotherKind() async throws {
+        try await offThePool { () throws in
+            let main = Loop.main
+            // A third-party wrapper's kind (ThirdPartyBackendTests) is another kind in any build,
+            // one backend alone included; then every other built-in kind.
+            let others =
+                [ForwardingBackend.factory(over: main.backend)]
+                + backends.filter { $0 != main.backend }.map(\.factory)
+            for other in others {
+                #expect(throws: BackendError.kindMismatch(existing: main.backend, requested: other.kind)) {
+                    try Loop.main(creatingWith: other)
+                }
             }
+            #expect(Loop.main === main)
         }
-        #expect(Loop.main === main)
     }
 }
 

@@ -87,9 +87,12 @@ struct BadInputTests {
     }
 
     @Test("an error's description names the argument and the value")
-    func description() {
-        let error = ArgumentError(argument: "fileDescriptor", value: "-1", reason: "a descriptor must not be negative")
-        #expect(error.description == "fileDescriptor -1: a descriptor must not be negative")
+    func description() async {
+        await offThePool {
+            let error = ArgumentError(
+                argument: "fileDescriptor", value: "-1", reason: "a descriptor must not be negative")
+            #expect(error.description == "fileDescriptor -1: a descriptor must not be negative")
+        }
     }
 }
 

@@ -31,12 +31,14 @@ struct DebugInvariantTests {
     }
 
     @Test("locks taken in order do not trap")
-    func lockOrderKept() {
-        let (item, state, queue) = (Lock(0, rank: .item), Lock(0, rank: .loopState), Lock(0, rank: .blockQueue))
-        let sum = item.withLock { a in state.withLock { b in queue.withLock { c in a + b + c } } }
-        #expect(sum == 0)
-        // Released in order: an earlier rank may be taken again afterwards.
-        #expect(state.withLock { $0 } == 0)
+    func lockOrderKept() async {
+        await offThePool {
+            let (item, state, queue) = (Lock(0, rank: .item), Lock(0, rank: .loopState), Lock(0, rank: .blockQueue))
+            let sum = item.withLock { a in state.withLock { b in queue.withLock { c in a + b + c } } }
+            #expect(sum == 0)
+            // Released in order: an earlier rank may be taken again afterwards.
+            #expect(state.withLock { $0 } == 0)
+        }
     }
 
     @Test("the loop-thread state touched from another thread traps", arguments: backends)

@@ -221,12 +221,14 @@ struct GLibBackendTests {
     }
 
     @Test("Loop.main on GLib serves GLib's default context with DispatchQueue.main and @MainActor, on the main thread")
-    func mainLoopServesDefaultContext() throws {
-        #expect(
-            try runMainLoopFixture(.glib, "glib-default-context") == [
-                "glib idle, main thread", "main queue block, main thread", "glib timeout, main thread",
-                "main actor task, main thread", "run: stopped",
-            ])
+    func mainLoopServesDefaultContext() async throws {
+        try await offThePool { () throws in
+            #expect(
+                try runMainLoopFixture(.glib, "glib-default-context") == [
+                    "glib idle, main thread", "main queue block, main thread", "glib timeout, main thread",
+                    "main actor task, main thread", "run: stopped",
+                ])
+        }
     }
 
     @Test(
@@ -277,26 +279,28 @@ struct GLibBackendTests {
     @Test(
         "a LoopThread on a context the user gives (GLibBackend.factory(context:)) serves GLib sources attached to it from another thread"
     )
-    func givenContext() throws {
-        let context = makeGLibContext()
-        defer { releaseGLibContext(context) }
-        let thread = try LoopThread(name: "glib-given", backend: GLibBackend.factory(context: context.pointer))
-        defer { thread.stop() }
-        let ran = Latch()
-        let ranOnLoop = Lock<Bool?>(nil)
-        glibIdle(on: context) {
-            ranOnLoop.withLock { $0 = Loop.currentIfCreated === thread.loop }
-            ran.open()
-            return false
+    func givenContext() async throws {
+        try await offThePool {
+            let context = makeGLibContext()
+            defer { releaseGLibContext(context) }
+            let thread = try LoopThread(name: "glib-given", backend: GLibBackend.factory(context: context.pointer))
+            defer { thread.stop() }
+            let ran = Latch()
+            let ranOnLoop = Lock<Bool?>(nil)
+            glibIdle(on: context) {
+                ranOnLoop.withLock { $0 = Loop.currentIfCreated === thread.loop }
+                ran.open()
+                return false
+            }
+            #expect(ran.wait(for: generousDeadline))
+            #expect(ranOnLoop.withLock { $0 } == true)
+            let same = Lock<Bool?>(nil)
+            #expect(
+                thread.perform(waitUntilDone: true) {
+                    same.withLock { $0 = glibContext(of: thread.loop).pointer == context.pointer }
+                })
+            #expect(same.withLock { $0 } == true)
         }
-        #expect(ran.wait(for: generousDeadline))
-        #expect(ranOnLoop.withLock { $0 } == true)
-        let same = Lock<Bool?>(nil)
-        #expect(
-            thread.perform(waitUntilDone: true) {
-                same.withLock { $0 = glibContext(of: thread.loop).pointer == context.pointer }
-            })
-        #expect(same.withLock { $0 } == true)
     }
 
     @Test("a third-party backend named glib is a kind of its own, not RunLoopKit's glib")

@@ -1,5 +1,6 @@
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 @testable import RunLoopCore
@@ -14,30 +15,34 @@ import Testing
 @Suite("Interrupted system calls")
 struct InterruptRetryTests {
     @Test("retryingOnInterrupt makes a call again while it fails with EINTR, and returns its result")
-    func retriesWhileInterrupted() throws {
-        var calls = 0
-        let result = try retryingOnInterrupt("read") { () -> Int32 in
-            calls += 1
-            guard calls > 3 else {
-                errno = EINTR
-                return -1
+    func retriesWhileInterrupted() async throws {
+        try await offThePool {
+            var calls = 0
+            let result = try retryingOnInterrupt("read") { () -> Int32 in
+                calls += 1
+                guard calls > 3 else {
+                    errno = EINTR
+                    return -1
+                }
+                return 7
             }
-            return 7
+            #expect(result == 7)
+            #expect(calls == 4)
         }
-        #expect(result == 7)
-        #expect(calls == 4)
     }
 
     @Test("retryingOnInterrupt throws SystemError(operation, errno) for any other errno, after one call")
-    func throwsOtherErrors() {
-        var calls = 0
-        #expect(throws: SystemError("read", errno: EBADF)) {
-            try retryingOnInterrupt("read") { () -> Int32 in
-                calls += 1
-                errno = EBADF
-                return -1
+    func throwsOtherErrors() async {
+        await offThePool {
+            var calls = 0
+            #expect(throws: SystemError("read", errno: EBADF)) {
+                try retryingOnInterrupt("read") { () -> Int32 in
+                    calls += 1
+                    errno = EBADF
+                    return -1
+                }
             }
+            #expect(calls == 1)
         }
-        #expect(calls == 1)
     }
 }

@@ -28,7 +28,7 @@ struct LoopSleepTests {
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
         let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
-        #expect(await waitOffThePool(armed))
+        #expect(await armed.waitOffPool())
         sleeper.cancel()
         let outcome = await sleeper.result
         #expect(throws: CancellationError.self) { try outcome.get() }
@@ -58,7 +58,7 @@ struct LoopSleepTests {
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
         let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
-        #expect(await waitOffThePool(armed))
+        #expect(await armed.waitOffPool())
         worker.stop()
         let outcome = await sleeper.result
         #expect(throws: LoopEndedError.self) { try outcome.get() }
@@ -95,16 +95,4 @@ func armedLatch(on loop: Loop) -> Latch {
             }
         }, to: .default)
     return armed
-}
-
-/// Waits for `latch` on a thread of its own, not on one of the few threads of Swift's
-/// cooperative pool (which a blocking wait would take from the tasks the test waits for).
-func waitOffThePool(_ latch: Latch) async -> Bool {
-    await withCheckedContinuation { continuation in
-        do {
-            try spawnThread { continuation.resume(returning: latch.wait()) }
-        } catch {
-            continuation.resume(returning: false)
-        }
-    }
 }

@@ -7,35 +7,41 @@ import Testing
 @Suite("LoopThread, executors and delayed perform")
 struct LoopThreadTests {
     @Test("perform(waitUntilDone:) returns after the block ran on the thread's loop", arguments: backends)
-    func performWaits(_ backend: BackendKind) throws {
-        let worker = try LoopThread(backend: backend)
-        let ranOn = Lock<Loop?>(nil)
-        worker.perform(waitUntilDone: true) { ranOn.withLock { $0 = Loop.currentIfCreated } }
-        #expect(ranOn.withLock { $0 } === worker.loop)
-        #expect(worker.loop.backend == backend)
-        worker.stop()
+    func performWaits(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let worker = try LoopThread(backend: backend)
+            let ranOn = Lock<Loop?>(nil)
+            worker.perform(waitUntilDone: true) { ranOn.withLock { $0 = Loop.currentIfCreated } }
+            #expect(ranOn.withLock { $0 } === worker.loop)
+            #expect(worker.loop.backend == backend)
+            worker.stop()
+        }
     }
 
     @Test("stop() runs every block posted before it, then joins; later posts are refused", arguments: backends)
-    func stopLosesNothing(_ backend: BackendKind) throws {
-        let worker = try LoopThread(backend: backend)
-        let count = Atomic<Int>(0)
-        for _ in 0..<10_000 { worker.perform { count.add(1, ordering: .relaxed) } }
-        worker.stop()
-        #expect(count.load(ordering: .relaxed) == 10_000)
-        #expect(worker.perform { count.add(1, ordering: .relaxed) } == false)
-        worker.stop() // A second stop has no effect.
-        #expect(count.load(ordering: .relaxed) == 10_000)
+    func stopLosesNothing(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let worker = try LoopThread(backend: backend)
+            let count = Atomic<Int>(0)
+            for _ in 0..<10_000 { worker.perform { count.add(1, ordering: .relaxed) } }
+            worker.stop()
+            #expect(count.load(ordering: .relaxed) == 10_000)
+            #expect(worker.perform { count.add(1, ordering: .relaxed) } == false)
+            worker.stop() // A second stop has no effect.
+            #expect(count.load(ordering: .relaxed) == 10_000)
+        }
     }
 
     @Test("dropping the last reference stops the thread without losing blocks", arguments: backends)
-    func deinitStops(_ backend: BackendKind) throws {
-        let count = Atomic<Int>(0)
-        do {
-            let worker = try LoopThread(backend: backend)
-            for _ in 0..<100 { worker.perform { count.add(1, ordering: .relaxed) } }
+    func deinitStops(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let count = Atomic<Int>(0)
+            do {
+                let worker = try LoopThread(backend: backend)
+                for _ in 0..<100 { worker.perform { count.add(1, ordering: .relaxed) } }
+            }
+            #expect(count.load(ordering: .relaxed) == 100)
         }
-        #expect(count.load(ordering: .relaxed) == 100)
     }
 
     @Test("an actor whose executor is a worker loop runs on that loop's thread", arguments: backends)

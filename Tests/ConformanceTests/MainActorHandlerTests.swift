@@ -23,15 +23,20 @@ struct MainActorHandlerTests {
     ]
 
     @Test("handlers written in main-actor code run on the main loop, checked, in order", arguments: backends)
-    func runOnMainLoop(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "main-actor-handlers") == Self.handled)
+    func runOnMainLoop(_ backend: BackendKind) async throws {
+        try await offThePool { () throws in
+            #expect(try runMainLoopFixture(backend, "main-actor-handlers") == Self.handled)
+        }
     }
 
     @Test(
         "handlers written in main-actor code run on the main loop with LoopExecutorFactory installed",
         arguments: backends)
-    func runOnMainLoopWithFactory(_ backend: BackendKind) throws {
-        #expect(try runMainLoopFixture(backend, "main-actor-handlers-factory") == ["installed: true"] + Self.handled)
+    func runOnMainLoopWithFactory(_ backend: BackendKind) async throws {
+        try await offThePool { () throws in
+            #expect(
+                try runMainLoopFixture(backend, "main-actor-handlers-factory") == ["installed: true"] + Self.handled)
+        }
     }
 
     @Test("a timer with a main-actor handler added to another loop traps, naming both", arguments: backends)
@@ -118,19 +123,21 @@ struct MainActorHandlerTests {
     }
 
     @Test("nonisolated handlers stay nonisolated: any loop runs them", arguments: backends)
-    func nonisolatedRunsAnywhere(_ backend: BackendKind) throws {
-        let worker = try LoopThread(name: "worker", backend: backend)
-        let fired = Latch()
-        let onWorker = AtomicInt()
-        let loop = worker.loop
-        worker.loop.add(
-            try Loop.Timer(after: .milliseconds(1)) { _ in
-                if Loop.currentIfCreated === loop { onWorker.increment() }
-                fired.open()
-            }, to: .default)
-        #expect(fired.wait())
-        #expect(onWorker.value == 1)
-        worker.stop()
+    func nonisolatedRunsAnywhere(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let worker = try LoopThread(name: "worker", backend: backend)
+            let fired = Latch()
+            let onWorker = AtomicInt()
+            let loop = worker.loop
+            worker.loop.add(
+                try Loop.Timer(after: .milliseconds(1)) { _ in
+                    if Loop.currentIfCreated === loop { onWorker.increment() }
+                    fired.open()
+                }, to: .default)
+            #expect(fired.wait())
+            #expect(onWorker.value == 1)
+            worker.stop()
+        }
     }
 }
 

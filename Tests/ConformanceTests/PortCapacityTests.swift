@@ -10,18 +10,20 @@ import Testing
 @Suite("Port capacity: full ports, waiting senders, close")
 struct PortCapacityTests {
     @Test("a capacity below 1 is refused with an ArgumentError naming it")
-    func capacityValidated() throws {
-        for capacity in [0, -1] {
-            #expect(throws: ArgumentError.self) { _ = try Loop.Port<Int>(capacity: capacity) }
-            do {
-                _ = try Loop.Port<Int>(capacity: capacity)
-            } catch let error as ArgumentError {
-                #expect(error.argument == "capacity")
-                #expect(error.value == "\(capacity)")
+    func capacityValidated() async throws {
+        try await offThePool {
+            for capacity in [0, -1] {
+                #expect(throws: ArgumentError.self) { _ = try Loop.Port<Int>(capacity: capacity) }
+                do {
+                    _ = try Loop.Port<Int>(capacity: capacity)
+                } catch let error as ArgumentError {
+                    #expect(error.argument == "capacity")
+                    #expect(error.value == "\(capacity)")
+                }
             }
+            #expect(try Loop.Port<Int>(capacity: 1).capacity == 1)
+            #expect(try Loop.Port<Int>().capacity == nil)
         }
-        #expect(try Loop.Port<Int>(capacity: 1).capacity == 1)
-        #expect(try Loop.Port<Int>().capacity == nil)
     }
 
     @Test("trySend on a full port hands the message back; a source taking the messages makes room", arguments: backends)

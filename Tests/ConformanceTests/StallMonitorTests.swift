@@ -57,11 +57,14 @@ struct StallMonitorTests {
     }
 
     @Test("the loop's own work is named when no callout is under way")
-    func reportNamesPhase() {
-        let report = StallMonitor.Report(event: .began, phase: .beforeWaiting, callout: nil, duration: .seconds(2))
-        #expect(report.description == "stall began: 2 s in phase beforeWaiting")
-        let callout = StallMonitor.Report(event: .ended, phase: .timers, callout: .timer, duration: .milliseconds(1500))
-        #expect(callout.description == "stall ended: 1 s in a timer callout (phase timers)")
+    func reportNamesPhase() async {
+        await offThePool {
+            let report = StallMonitor.Report(event: .began, phase: .beforeWaiting, callout: nil, duration: .seconds(2))
+            #expect(report.description == "stall began: 2 s in phase beforeWaiting")
+            let callout = StallMonitor.Report(
+                event: .ended, phase: .timers, callout: .timer, duration: .milliseconds(1500))
+            #expect(callout.description == "stall ended: 1 s in a timer callout (phase timers)")
+        }
     }
 
     @Test("quick passes and long sleeps are never reported", arguments: backends)

@@ -35,59 +35,67 @@ struct SwiftSystemTests {
     }
 
     @Test("a FileDescriptor that is not open is refused like its number", arguments: [-1, 1_000_000] as [Int32])
-    func refusedFileDescriptor(_ number: Int32) throws {
-        let byNumber = #expect(throws: ArgumentError.self) {
-            try Loop.Source(fileDescriptor: number) { _ in }
+    func refusedFileDescriptor(_ number: Int32) async throws {
+        try await offThePool { () throws in
+            let byNumber = #expect(throws: ArgumentError.self) {
+                try Loop.Source(fileDescriptor: number) { _ in }
+            }
+            let byDescriptor = #expect(throws: ArgumentError.self) {
+                try Loop.Source(fileDescriptor: FileDescriptor(rawValue: number)) { _ in }
+            }
+            #expect(byNumber != nil && byNumber == byDescriptor)
+            #expect(byDescriptor?.argument == "fileDescriptor")
+            #expect(byDescriptor?.value == "\(number)")
         }
-        let byDescriptor = #expect(throws: ArgumentError.self) {
-            try Loop.Source(fileDescriptor: FileDescriptor(rawValue: number)) { _ in }
-        }
-        #expect(byNumber != nil && byNumber == byDescriptor)
-        #expect(byDescriptor?.argument == "fileDescriptor")
-        #expect(byDescriptor?.value == "\(number)")
     }
 
     @Test("a backend's FileDescriptor overloads register, modify and unregister", arguments: backends)
-    func backendOverloads(_ backend: BackendKind) throws {
-        let made = try backend.factory.make()
-        let (readEnd, writeEnd) = try FileDescriptor.pipe()
-        defer {
-            try? readEnd.close()
-            try? writeEnd.close()
+    func backendOverloads(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let made = try backend.factory.make()
+            let (readEnd, writeEnd) = try FileDescriptor.pipe()
+            defer {
+                try? readEnd.close()
+                try? writeEnd.close()
+            }
+            try made.register(writeEnd, token: Token(rawValue: 1), interest: .readable)
+            var events: [ReadyEvent] = []
+            try waitOut(made, timeout: .zero, into: &events)
+            #expect(events.isEmpty)
+            try made.modify(writeEnd, token: Token(rawValue: 2), interest: .writable)
+            try waitOut(made, timeout: generousDeadline, into: &events)
+            #expect(events.map(\.token) == [Token(rawValue: 2)])
+            try made.unregister(writeEnd, token: Token(rawValue: 2))
+            try waitOut(made, timeout: .zero, into: &events)
+            #expect(events.isEmpty)
         }
-        try made.register(writeEnd, token: Token(rawValue: 1), interest: .readable)
-        var events: [ReadyEvent] = []
-        try waitOut(made, timeout: .zero, into: &events)
-        #expect(events.isEmpty)
-        try made.modify(writeEnd, token: Token(rawValue: 2), interest: .writable)
-        try waitOut(made, timeout: generousDeadline, into: &events)
-        #expect(events.map(\.token) == [Token(rawValue: 2)])
-        try made.unregister(writeEnd, token: Token(rawValue: 2))
-        try waitOut(made, timeout: .zero, into: &events)
-        #expect(events.isEmpty)
     }
 
     @Test("registering a closed descriptor throws SystemError with Errno.badFileDescriptor", arguments: backends)
-    func badFileDescriptor(_ backend: BackendKind) throws {
-        let made = try backend.factory.make()
-        let error = #expect(throws: SystemError.self) {
-            try made.register(FileDescriptor(rawValue: -1), token: Token(rawValue: 1), interest: .readable)
+    func badFileDescriptor(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let made = try backend.factory.make()
+            let error = #expect(throws: SystemError.self) {
+                try made.register(FileDescriptor(rawValue: -1), token: Token(rawValue: 1), interest: .readable)
+            }
+            #expect(error?.errno == .badFileDescriptor)
+            #expect(error?.errno.rawValue == EBADF)
+            let operation = registrationOperation(backend)
+            #expect(error?.operation == operation)
+            #expect(error?.description == "\(operation) failed: Bad file descriptor (EBADF, errno 9)")
         }
-        #expect(error?.errno == .badFileDescriptor)
-        #expect(error?.errno.rawValue == EBADF)
-        let operation = registrationOperation(backend)
-        #expect(error?.operation == operation)
-        #expect(error?.description == "\(operation) failed: Bad file descriptor (EBADF, errno 9)")
     }
 
     @Test("SystemError: the Errno and the C errno initialisers agree; the description names both")
-    func systemErrorValues() {
-        #expect(SystemError("read", errno: EAGAIN) == SystemError("read", errno: .resourceTemporarilyUnavailable))
-        #expect(SystemError("read", errno: EAGAIN).errno == .wouldBlock)
-        #expect(
-            "\(SystemError("epoll_create1", errno: .tooManyOpenFiles))"
-                == "epoll_create1 failed: Too many open files (EMFILE, errno 24)")
-        // A number the C library has no name for keeps its number.
-        #expect("\(SystemError("x", errno: 4_000))" == "x failed: Unknown error 4000 (errno 4000)")
+    func systemErrorValues() async {
+        await offThePool {
+            #expect(SystemError("read", errno: EAGAIN) == SystemError("read", errno: .resourceTemporarilyUnavailable))
+            #expect(SystemError("read", errno: EAGAIN).errno == .wouldBlock)
+            #expect(
+                "\(SystemError("epoll_create1", errno: .tooManyOpenFiles))"
+                    == "epoll_create1 failed: Too many open files (EMFILE, errno 24)")
+            // A number the C library has no name for keeps its number.
+            #expect("\(SystemError("x", errno: 4_000))" == "x failed: Unknown error 4000 (errno 4000)")
+        }
     }
 }

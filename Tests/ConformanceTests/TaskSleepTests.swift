@@ -54,42 +54,46 @@ struct TaskSleepTests {
     @Test(
         "main-actor code on Loop.main (LoopExecutorFactory): Task.sleep reaches the main loop only when preferring it",
         arguments: backends)
-    func mainActorSleeps(_ backend: BackendKind) throws {
-        #expect(
-            try runMainLoopFixture(backend, "main-actor-sleep") == [
-                "Task.sleep: 0 loop timer(s)",
-                "Task.sleep preferring Loop.main: 1 loop timer(s)",
-                "Loop.main.sleep: 1 loop timer(s), on main: true",
-            ])
+    func mainActorSleeps(_ backend: BackendKind) async throws {
+        try await offThePool { () throws in
+            #expect(
+                try runMainLoopFixture(backend, "main-actor-sleep") == [
+                    "Task.sleep: 0 loop timer(s)",
+                    "Task.sleep preferring Loop.main: 1 loop timer(s)",
+                    "Loop.main.sleep: 1 loop timer(s), on main: true",
+                ])
+        }
     }
 
     @Test("a cancelled Task.sleep's pending job does not keep a mode alive", arguments: backends)
-    func cancelledSleepDoesNotKeepModeAlive(_ backend: BackendKind) throws {
-        let results = Lines()
-        let thread = try JoinableThread {
-            let loop = try! Loop.current(backend: backend)
-            let sleeper = Task(executorPreference: loop) {
-                do {
-                    try await Task.sleep(for: .seconds(3600))
-                    results.lines.withLock { $0.append("slept") }
-                } catch {
-                    results.lines.withLock { $0.append("sleeper \(type(of: error))") }
+    func cancelledSleepDoesNotKeepModeAlive(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let results = Lines()
+            let thread = try JoinableThread {
+                let loop = try! Loop.current(backend: backend)
+                let sleeper = Task(executorPreference: loop) {
+                    do {
+                        try await Task.sleep(for: .seconds(3600))
+                        results.lines.withLock { $0.append("slept") }
+                    } catch {
+                        results.lines.withLock { $0.append("sleeper \(type(of: error))") }
+                    }
                 }
+                // The task's first job runs, arms the sleep's timer, and the run has nothing else.
+                let first = loop.run(.default, timeout: generousDeadline)
+                results.lines.withLock { $0 += ["first \(first)", "armed \(loop.timerCount(in: .default))"] }
+                sleeper.cancel()
+                // The task resumes (a job queued for the loop) and ends; the sleep's timer stays, and
+                // the run does not wait for it.
+                let second = loop.run(.default, timeout: generousDeadline)
+                results.lines.withLock { $0 += ["second \(second)", "left \(loop.timerCount(in: .default))"] }
             }
-            // The task's first job runs, arms the sleep's timer, and the run has nothing else.
-            let first = loop.run(.default, timeout: generousDeadline)
-            results.lines.withLock { $0 += ["first \(first)", "armed \(loop.timerCount(in: .default))"] }
-            sleeper.cancel()
-            // The task resumes (a job queued for the loop) and ends; the sleep's timer stays, and
-            // the run does not wait for it.
-            let second = loop.run(.default, timeout: generousDeadline)
-            results.lines.withLock { $0 += ["second \(second)", "left \(loop.timerCount(in: .default))"] }
+            #expect(thread.join())
+            #expect(
+                results.lines.withLock { $0 } == [
+                    "first finished", "armed 1", "sleeper CancellationError", "second finished", "left 1",
+                ])
         }
-        #expect(thread.join())
-        #expect(
-            results.lines.withLock { $0 } == [
-                "first finished", "armed 1", "sleeper CancellationError", "second finished", "left 1",
-            ])
     }
 }
 

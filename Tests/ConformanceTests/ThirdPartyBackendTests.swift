@@ -33,14 +33,16 @@ struct ThirdPartyBackendTests {
     }
 
     @Test("runs a LoopThread", arguments: backends)
-    func loopThread(_ inner: BackendKind) throws {
-        let thread = try LoopThread(name: "third-party", backend: ForwardingBackend.factory(over: inner))
-        defer { thread.stop() }
-        let ran = Atomic<Bool>(false)
-        thread.perform(waitUntilDone: true) { ran.store(true, ordering: .relaxed) }
-        let didRun = ran.load(ordering: .relaxed)
-        #expect(didRun)
-        #expect(thread.loop.backend == ForwardingBackend.kind)
+    func loopThread(_ inner: BackendKind) async throws {
+        try await offThePool {
+            let thread = try LoopThread(name: "third-party", backend: ForwardingBackend.factory(over: inner))
+            defer { thread.stop() }
+            let ran = Atomic<Bool>(false)
+            thread.perform(waitUntilDone: true) { ran.store(true, ordering: .relaxed) }
+            let didRun = ran.load(ordering: .relaxed)
+            #expect(didRun)
+            #expect(thread.loop.backend == ForwardingBackend.kind)
+        }
     }
 
     @Test("a thread with a third-party loop refuses a built-in kind, and the other way round", arguments: backends)

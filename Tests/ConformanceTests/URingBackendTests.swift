@@ -215,19 +215,21 @@ struct URingBackendTests {
             (EINVAL, 0, "other"),
             (EMFILE, nil, "other"),
         ] as [(Int32, Int?, String)])
-    func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) {
-        let error = SystemError("io_uring_setup", errno: code)
-        let reason = URingBackend.unavailability(setupErrno: Errno(rawValue: code), ioUringDisabled: disabled)
-        let name: String =
-            switch reason {
-            case .kernelTooOld(error): "kernelTooOld"
-            case .disabledByKernel(error): "disabledByKernel"
-            case .blockedBySandbox(error): "blockedBySandbox"
-            case .lockedMemoryLimit(error): "lockedMemoryLimit"
-            case .other(error): "other"
-            default: "wrong error in \(reason)"
-            }
-        #expect(name == expected)
+    func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) async {
+        await offThePool {
+            let error = SystemError("io_uring_setup", errno: code)
+            let reason = URingBackend.unavailability(setupErrno: Errno(rawValue: code), ioUringDisabled: disabled)
+            let name: String =
+                switch reason {
+                case .kernelTooOld(error): "kernelTooOld"
+                case .disabledByKernel(error): "disabledByKernel"
+                case .blockedBySandbox(error): "blockedBySandbox"
+                case .lockedMemoryLimit(error): "lockedMemoryLimit"
+                case .other(error): "other"
+                default: "wrong error in \(reason)"
+                }
+            #expect(name == expected)
+        }
     }
 }
 #endif

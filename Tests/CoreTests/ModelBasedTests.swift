@@ -1,4 +1,5 @@
 import PropertyBased
+import TestSupport
 import Testing
 
 /// Core against the model, on random programs: every step's events and the state after it
@@ -8,7 +9,7 @@ struct ModelBasedTests {
     @Test("random programs: Core does what the model predicts, step by step", .shrinking)
     func randomPrograms() async {
         await propertyCheck(count: ProgramGenerator.programs, input: ProgramGenerator.generator) { program in
-            checkAgainstModel(program)
+            await offThePool { checkAgainstModel(program) }
         }
     }
 }

@@ -26,3 +26,17 @@ public final class Latch: Sendable {
         return true
     }
 }
+
+extension Latch {
+    /// Waits until opened (false after `timeout`), on a thread of its own: an async test that
+    /// waits does not hold one of the few cooperative threads meanwhile.
+    public func waitOffPool(for timeout: Duration = generousDeadline) async -> Bool {
+        await withCheckedContinuation { continuation in
+            do {
+                try spawnThread { continuation.resume(returning: self.wait(for: timeout)) }
+            } catch {
+                continuation.resume(returning: false)
+            }
+        }
+    }
+}

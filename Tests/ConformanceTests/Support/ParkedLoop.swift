@@ -80,20 +80,6 @@ final class ParkedLoop: Sendable {
     }
 }
 
-extension Latch {
-    /// Waits until opened (false after `timeout`), on a thread of its own: an async test that
-    /// waits does not hold one of the few cooperative threads meanwhile.
-    func waitOffPool(for timeout: Duration = generousDeadline) async -> Bool {
-        await withCheckedContinuation { continuation in
-            do {
-                try spawnThread { continuation.resume(returning: self.wait(for: timeout)) }
-            } catch {
-                continuation.resume(returning: false)
-            }
-        }
-    }
-}
-
 /// Runs `body`, recording a failure if it has not returned within ``generousDeadline``: it is
 /// then cancelled (a `submit` that hung answers cancellation at once) and this throws. A task
 /// `body` awaits is not cancelled with it: use ``resultWithinDeadline(_:of:sourceLocation:)``.

@@ -26,7 +26,7 @@ func onLoopThread<T: Sendable>(
         }
         done.open()
     }
-    guard done.wait(for: generousDeadline) else {
+    guard await done.waitOffPool(for: generousDeadline) else {
         Issue.record("the loop thread did not finish within \(generousDeadline)", sourceLocation: sourceLocation)
         throw TestTimeout()
     }
