@@ -178,17 +178,11 @@ private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
 
 /// The process's open descriptors, as "number → target" lines from /proc/self/fd.
 private func openDescriptors() -> Set<String> {
-    guard let directory = opendir("/proc/self/fd") else { return [] }
-    defer { closedir(directory) }
-    let own = dirfd(directory)
+    guard let listing = directoryListing("/proc/self/fd") else { return [] }
     var entries: Set<String> = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard let number = Int32(name), number != own else { continue }
-        var target = [CChar](repeating: 0, count: 256)
-        let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
-        let link = length > 0 ? String(decoding: target[0..<length].map(UInt8.init(bitPattern:)), as: UTF8.self) : "?"
-        entries.insert("\(name) → \(link)")
+    for name in listing.names {
+        guard let number = Int32(name), number != listing.ownDescriptor else { continue }
+        entries.insert("\(name) → \(descriptorLink(number) ?? "?")")
     }
     return entries
 }

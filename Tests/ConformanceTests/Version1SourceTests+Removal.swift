@@ -121,10 +121,8 @@ func kernelAccount(_ kernel: KernelRegistrations, holds count: Int, without desc
 /// `tfd:` lines of /proc/self/fdinfo, which name each watched file's inode in hex).
 func epollWatches(inode: UInt64) -> Bool {
     let needle = "ino:" + String(inode, radix: 16)
-    guard let directory = opendir("/proc/self/fdinfo") else { return false }
-    defer { closedir(directory) }
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    guard let listing = directoryListing("/proc/self/fdinfo") else { return false }
+    for name in listing.names {
         guard let file = fopen("/proc/self/fdinfo/" + name, "r") else { continue }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 512)

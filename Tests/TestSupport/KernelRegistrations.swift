@@ -216,15 +216,8 @@ public func descriptorLink(_ descriptor: Int32) -> String? {
 
 /// The descriptors open in this process.
 public func openDescriptorNumbers() -> [Int32] {
-    guard let directory = opendir("/proc/self/fd") else { return [] }
-    defer { closedir(directory) }
-    let own = dirfd(directory)
-    var numbers: [Int32] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if let number = Int32(name), number != own { numbers.append(number) }
-    }
-    return numbers
+    guard let listing = directoryListing("/proc/self/fd") else { return [] }
+    return listing.names.compactMap { Int32($0) }.filter { $0 != listing.ownDescriptor }
 }
 
 /// The lines of `/proc/self/fdinfo/<descriptor>`, or nil if it cannot be read.

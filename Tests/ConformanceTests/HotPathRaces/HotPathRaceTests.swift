@@ -16,8 +16,8 @@ import Testing
 /// version-0 source may be signalled (`maybeSignalled`), whether blocks are queued
 /// (`BlockQueue`'s count, with `SleepGate` between the loop's decision to sleep and a poster's
 /// wake), whether `wakeUp()` is pending (`wakeRequested`), which observers to notify (a snapshot
-/// kept while `observersVersion` is unchanged) and whether the descriptors changed
-/// (`descriptorsChanged`). Each test has threads change that state at varied moments of
+/// kept while `observersVersion` is unchanged), whether the descriptors changed
+/// (`descriptorsChanged`) and whether a stop landed since a run was recorded (`stopsRequested`). Each test has threads change that state at varied moments of
 /// the loop's pass (right after it reacted, a swept short delay, a yield, once it sleeps) and
 /// waits, with ``generousDeadline``, for the loop to react: a change the loop misses shows as a
 /// deadline that passes (a loop asleep for good), a wrong reaction as a recorded violation.

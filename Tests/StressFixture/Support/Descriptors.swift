@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 
 /// The descriptors open in this process at one moment, each with what it names (its
 /// `/proc/self/fd` link: a path, `pipe:[inode]`, `anon_inode:[eventfd]`, …).
@@ -11,15 +12,10 @@ struct DescriptorSnapshot: Equatable, CustomStringConvertible {
 
     /// Reads `/proc/self/fd` now.
     static func take() -> DescriptorSnapshot {
-        guard let directory = opendir("/proc/self/fd") else { return DescriptorSnapshot(entries: [:]) }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
+        guard let listing = directoryListing("/proc/self/fd") else { return DescriptorSnapshot(entries: [:]) }
         var entries: [Int32: String] = [:]
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let number = Int32(name), number != own else { continue }
+        for name in listing.names {
+            guard let number = Int32(name), number != listing.ownDescriptor else { continue }
             entries[number] = link(of: name)
         }
         return DescriptorSnapshot(entries: entries)
