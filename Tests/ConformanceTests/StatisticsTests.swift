@@ -32,17 +32,24 @@ struct StatisticsTests {
                 pipe.fill()
             }
             loop.run(timeout: generousDeadline)
-            // A wakeup by another thread, then an idle one (the run's timeout).
+            // A wakeup by another thread, then an idle one (the run's timeout). `isWaiting` turns
+            // true as the loop publishes that it sleeps, just before its last look for work: a
+            // block posted in between is found by that look, and the loop does not sleep. So the
+            // post is tried again until the loop slept.
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
-            try spawnThread {
-                while !loop.isWaiting { sched_yield() }
-                loop.perform { loop.stop() }
+            let wokenSlept = try repeatUntilSlept(loop) {
+                try spawnThread {
+                    while !loop.isWaiting { sched_yield() }
+                    loop.perform { loop.stop() }
+                }
+                loop.run(timeout: generousDeadline)
             }
-            loop.run(timeout: generousDeadline)
             let timeoutSlept = repeatUntilSlept(loop) { loop.run(timeout: .milliseconds(20)) }
             keepAlive.invalidate()
-            #expect(timerSlept && timeoutSlept, "no attempt of 20 slept until its timer, or its timeout")
+            #expect(
+                timerSlept && wokenSlept && timeoutSlept,
+                "no attempt of 20 slept until its timer, another thread's block, or its timeout")
             return (before, loop.statistics)
         }
         #expect(before == Loop.Statistics())
