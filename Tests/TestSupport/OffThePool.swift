@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import RunLoopKit
 
 /// Runs a test's blocking `body` on a thread of its own and returns what it returned,
 /// holding none of Swift's cooperative threads meanwhile.
@@ -30,15 +30,25 @@ public func offThePool<T>(_ body: () throws -> T) async rethrows -> T {
     return try await withTaskExecutorPreference(executor) { try body() }
 }
 
+/// Runs `body` once one of the slots ``offThePool(_:)`` hands out is free, holding it
+/// meanwhile: for a test helper that runs its blocking part on a thread of its own some other
+/// way (`onLoopThread`), so that it waits off the pool and still counts against the bodies
+/// that run at once. Waiting for a slot holds no thread.
+public func withOffPoolSlot<T>(_ body: () async throws -> T) async rethrows -> T {
+    await OffThePoolSlots.shared.acquire()
+    defer { OffThePoolSlots.shared.release() }
+    return try await body()
+}
+
 /// The bodies ``offThePool(_:)`` lets run at once (one per CPU), handed out first come, first
 /// served; a caller waiting for one is suspended, holding no thread.
 final class OffThePoolSlots: Sendable {
     static let shared = OffThePoolSlots(count: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
-    private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
+    private let state: Lock<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
 
     init(count: Int) {
-        state = Mutex((count, []))
+        state = Lock((count, []))
     }
 
     func acquire() async {

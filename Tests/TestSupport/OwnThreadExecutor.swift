@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RunLoopKit
 
 /// A task executor that runs the jobs given to it on one thread of its own, in order, until
 /// it is finished: what ``offThePool(_:)`` runs a test's blocking body on.
@@ -7,7 +7,7 @@ import Synchronization
 /// Jobs given after ``finish()`` (a task that had preferred this executor, resuming later)
 /// go to the global concurrent executor: a finished executor loses none.
 final class OwnThreadExecutor: TaskExecutor {
-    private let state = Mutex<(jobs: [UnownedJob], finished: Bool)>(([], false))
+    private let state = Lock<(jobs: [UnownedJob], finished: Bool)>(([], false))
     /// Signalled once per job queued, and once by ``finish()``.
     private let queued = DispatchSemaphore(value: 0)
 

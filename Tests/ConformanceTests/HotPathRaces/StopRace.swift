@@ -121,8 +121,15 @@ private struct StopRace {
                 outcome.missed = round
                 break
             }
-            if !StopRace.isHeld(round), HotPathMoment(&random).pause(host.loop, spinningOn: returned) {
-                outcome.asleepRounds += 1
+            if !StopRace.isHeld(round) {
+                // The loop sleeps for an hour unless stopped: waiting for its sleep is an event
+                // (a slowed loop, under a sanitizer, may take longer than the moment's own wait).
+                let moment = HotPathMoment(&random)
+                if case .asleep = moment {
+                    if hotPathWait(until: { host.loop.isWaiting }) { outcome.asleepRounds += 1 }
+                } else {
+                    moment.pause(host.loop, spinningOn: returned)
+                }
             }
             guard returned.value == round else {
                 outcome.unstopped = round

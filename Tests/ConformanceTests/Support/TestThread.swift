@@ -14,6 +14,17 @@ func onLoopThread<T: Sendable>(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable (Loop) throws -> T
 ) async throws -> T {
+    // At most one loop thread per CPU at once, as when this waited on a cooperative thread:
+    // hundreds of tests start together, and their loops all running at once would starve the
+    // timing-sensitive ones (a timer under a signal storm, the stall monitor).
+    try await withOffPoolSlot { try await onNewLoopThread(backend, sourceLocation: sourceLocation, body) }
+}
+
+private func onNewLoopThread<T: Sendable>(
+    _ backend: BackendKind,
+    sourceLocation: SourceLocation,
+    _ body: @escaping @Sendable (Loop) throws -> T
+) async throws -> T {
     let outcome = Lock<Result<T, any Error>?>(nil)
     let done = Latch()
     try spawnThread {
