@@ -41,7 +41,7 @@ func runFixture(_ name: String) throws -> (lines: [String], status: Int32) {
     let text = Lock("")
     try process.run()
     try spawnThread {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = readToEnd(output.fileHandleForReading.fileDescriptor)
         text.withLock { $0 = String(decoding: data, as: UTF8.self) }
         ended.open()
     }

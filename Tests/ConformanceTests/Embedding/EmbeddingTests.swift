@@ -86,9 +86,11 @@ struct EmbeddingTests {
         "the host's deadline is a timer's instant plus its tolerance, and its milliseconds end within that window",
         arguments: embeddableBackends)
     func deadlineWithinTolerance(_ kind: BackendKind) async throws {
-        let instant = ContinuousClock.now + .seconds(100)
         let tolerance = Duration.milliseconds(40)
-        let waits = try await onLoopThread(kind) { loop in
+        // The instant is taken on the loop's thread: the test may wait for that thread to start
+        // (onLoopThread runs one per CPU at once) longer than the instant is away.
+        let (instant, waits) = try await onLoopThread(kind) { loop in
+            let instant = ContinuousClock.now + .seconds(100)
             let exact = try Loop.Timer(fireAt: instant) { _ in }
             loop.add(exact, to: .default)
             let first = loop.prepareForHost()
@@ -97,7 +99,7 @@ struct EmbeddingTests {
             loop.add(try Loop.Timer(fireAt: instant, tolerance: tolerance) { _ in }, to: .default)
             let second = loop.prepareForHost()
             loop.dispatchForHost()
-            return (first, second)
+            return (instant, (first, second))
         }
         #expect(!waits.0.isReady && waits.0.deadline == instant)
         #expect(!waits.1.isReady && waits.1.deadline == instant + tolerance, "tolerance counted once")

@@ -42,14 +42,14 @@ struct ChildProgram: Sendable {
             kill(process.processIdentifier, SIGKILL)
         }
         // Both streams are read at once, so that neither can fill up and block the program.
-        let errorText = Lock<Data>(Data())
+        let errorText = Lock<[UInt8]>([])
         let errorsRead = Latch()
         try spawnThread {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            let data = readToEnd(errors.fileHandleForReading.fileDescriptor)
             errorText.withLock { $0 = data }
             errorsRead.open()
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = readToEnd(output.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         exited.open()
         errorsRead.wait(for: limit)

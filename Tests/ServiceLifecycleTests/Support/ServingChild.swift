@@ -31,10 +31,8 @@ final class ServingChild: Sendable {
         let (output, errors, outputEnded, errorsEnded) = (self.output, self.errors, self.outputEnded, self.errorsEnded)
         let (lineOrEnd, lineSeen) = (self.lineOrEnd, self.lineSeen)
         try spawnThread {
-            let handle = outputPipe.fileHandleForReading
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
+            let descriptor = outputPipe.fileHandleForReading.fileDescriptor
+            while let data = readSome(descriptor), !data.isEmpty {
                 let text = output.withLock { text in
                     text += String(decoding: data, as: UTF8.self)
                     return text
@@ -48,7 +46,7 @@ final class ServingChild: Sendable {
             outputEnded.open()
         }
         try spawnThread {
-            let data = errorPipe.fileHandleForReading.readDataToEndOfFile()
+            let data = readToEnd(errorPipe.fileHandleForReading.fileDescriptor)
             errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
             errorsEnded.open()
         }
