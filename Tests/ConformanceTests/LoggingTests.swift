@@ -91,7 +91,11 @@ struct LoggingTests {
             loop.run(.common)
             loop.run(.common)
             let (closed, old, new) = (try Pipe(), try Pipe(), try Pipe())
-            let closedSource = try Loop.Source(fileDescriptor: closed.readEnd) { _ in }
+            // A high number for the closed descriptor: a backend that opens a descriptor of its
+            // own meanwhile (GLib's wakeup) takes the lowest free one, and would reuse a low one.
+            let closedNumber = fcntl(closed.readEnd, F_DUPFD_CLOEXEC, 900)
+            let closedSource = try Loop.Source(fileDescriptor: closedNumber) { _ in }
+            _ = Glibc.close(closedNumber)
             closed.close()
             loop.add(closedSource, to: .default)
             loop.run(timeout: .zero)
@@ -100,7 +104,7 @@ struct LoggingTests {
             loop.add(reusedSource, to: .default)
             loop.run(timeout: .zero)
             // What the parent needs to know to build the lines: the numbers and the sources.
-            let facts = "\(closed.readEnd)\n\(closedSource)\n\(old.readEnd)\n\(reusedSource)\n"
+            let facts = "\(closedNumber)\n\(closedSource)\n\(old.readEnd)\n\(reusedSource)\n"
             _ = facts.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
         }
         let facts = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)

@@ -41,14 +41,13 @@ final class OwnThreadExecutor: TaskExecutor {
     }
 
     private func serve() {
-        while true {
-            queued.wait()
-            let next: UnownedJob? = state.withLock { state in
-                state.jobs.isEmpty ? nil : state.jobs.removeFirst()
-            }
-            // Woken with no job: finish() was called (jobs signal once each, and it once).
-            guard let next else { return }
-            next.runSynchronously(on: asUnownedTaskExecutor())
-        }
+        while let job = nextJob() { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// Waits for the next job; nil once finished and idle (jobs signal once each, and
+    /// ``finish()`` once: woken with no job queued means finished).
+    private func nextJob() -> UnownedJob? {
+        queued.wait()
+        return state.withLock { state in state.jobs.isEmpty ? nil : state.jobs.removeFirst() }
     }
 }

@@ -82,9 +82,10 @@ private struct StopRace {
                 // here for its stop (bounded: a stopper that never comes fails the round anyway).
                 let entry = Loop.Observer(activities: .entry) { _, _ in
                     let round = returned.value
-                    guard StopRace.isHeld(round), round < rounds else { return }
-                    held.store(round + 1)
-                    _ = hotPathWait { stopped.value > round }
+                    if StopRace.isHeld(round), round < rounds {
+                        held.store(round + 1)
+                        _ = hotPathWait { stopped.value > round }
+                    }
                 }
                 // Every pass notifies it first (R3), timers due or not.
                 let pass = Loop.Observer(activities: .beforeTimers) { _, _ in _ = passes.increment() }
