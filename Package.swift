@@ -142,7 +142,8 @@ let package = Package(
             dependencies: ["RunLoopKit", "CGLib"],
             path: "Sources/Adapters/GLib"
         ),
-        // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does).
+        // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does; the
+        // GNU extensions a child process is spawned with).
         .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A program whose synchronous main runs Loop.main: the main-loop tests run it as a child.
         .executableTarget(
@@ -185,7 +186,7 @@ let package = Package(
         ),
         // Threads, latches, pipes, counters, references and a seeded random generator the test
         // targets and fixtures share.
-        .target(name: "TestSupport", dependencies: ["RunLoopKit"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [

@@ -1,5 +1,6 @@
 // Test-only C helpers: a seccomp filter that makes one system call fail, as a sandbox would
-// (or as a kernel that refuses to watch a descriptor does).
+// (or as a kernel that refuses to watch a descriptor does), the calling thread's kernel id, and
+// the GNU extensions TestSupport's ChildProcess spawns with.
 #pragma once
 #include <errno.h>
 #include <stddef.h>
@@ -37,3 +38,19 @@ static inline int rlk_test_deny_syscall(int number, int error) {
 
 /// The calling thread's kernel id (gettid(2)): on Linux the main thread's equals getpid().
 static inline int rlk_test_gettid(void) { return (int)syscall(SYS_gettid); }
+
+#include <fcntl.h>
+#include <spawn.h>
+
+// Both are GNU extensions, which Swift's Glibc module leaves out (it does not define
+// _GNU_SOURCE); declared here as glibc (2.34 and later) defines them.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int descriptors[2], int flags);
+
+/// Adds a file action that closes every descriptor from `from` up in the child.
+static inline int rlk_test_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/// A pipe whose both ends are closed on exec (pipe2 with O_CLOEXEC): no other child inherits them.
+static inline int rlk_test_pipe_closed_on_exec(int descriptors[2]) { return pipe2(descriptors, O_CLOEXEC); }

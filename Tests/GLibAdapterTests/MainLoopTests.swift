@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -12,13 +12,15 @@ struct MainLoopTests {
     @Test("DispatchQueue.main, @MainActor, timers, sources, blocks and GLib's sources all run on the main thread, once")
     func everythingOnTheMainThread() async throws {
         try await offThePool {
-            let (lines, status) = try runFixture("GLibMainLoopFixture")
+            let (lines, ending, errors) = try runFixture("GLibMainLoopFixture")
             var expected = [
                 "dispatch-main", "main-actor-task", "loop-timer", "pipe", "glib-timeout", "glib-idle",
             ]
             for thread in 0..<3 { expected += (0..<50).map { "block-\(thread)-\($0)" } }
             let events = lines.filter { $0.hasPrefix("event ") }
-            #expect(status == 0, "the fixture's output: \(lines.suffix(5))")
+            #expect(
+                ending == ChildProcess.Ending(status: 0, signalled: false),
+                "the fixture's output: \(lines.suffix(5)); its standard error: \(errors)")
             #expect(events.sorted() == expected.map { "event \($0) main=true" }.sorted())
             #expect(lines.last == "done")
         }
@@ -28,28 +30,32 @@ struct MainLoopTests {
 /// The fixture's status did not come within ``generousDeadline``.
 struct FixtureTimedOut: Error {}
 
-/// Runs the fixture program `name` (built next to the test bundle) to its end; its output lines
-/// and exit status. Killed, and an error thrown, after ``generousDeadline``.
-func runFixture(_ name: String) throws -> (lines: [String], status: Int32) {
-    let bundle = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-    let process = Process()
-    process.executableURL = bundle.deletingLastPathComponent().appendingPathComponent(name)
-    process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-    let output = Foundation.Pipe()
-    process.standardOutput = output
+/// Runs the fixture program `name` (built next to the test bundle) to its end; its output lines,
+/// how it ended and its standard error. Killed, and an error thrown, after ``generousDeadline``.
+func runFixture(_ name: String) throws -> (lines: [String], ending: ChildProcess.Ending, errors: String) {
+    let child = try ChildProcess(name)
     let ended = Latch()
     let text = Lock("")
-    try process.run()
+    let errorsEnded = Latch()
+    let errors = Lock("")
     try spawnThread {
-        let data = readToEnd(output.fileHandleForReading.fileDescriptor)
+        let data = readToEnd(child.output)
         text.withLock { $0 = String(decoding: data, as: UTF8.self) }
         ended.open()
     }
+    // Read as well, so that a fixture writing much there cannot block on a full pipe.
+    try spawnThread {
+        let data = readToEnd(child.errors)
+        errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
+        errorsEnded.open()
+    }
     guard ended.wait() else {
-        process.terminate()
+        child.send(SIGKILL)
+        _ = child.wait()
         Issue.record("\(name) did not end within \(generousDeadline)")
         throw FixtureTimedOut()
     }
-    process.waitUntilExit()
-    return (text.withLock { $0 }.split(separator: "\n").map(String.init), process.terminationStatus)
+    let ending = child.wait()
+    errorsEnded.wait()
+    return (text.withLock { $0 }.split(separator: "\n").map(String.init), ending, errors.withLock { $0 })
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import RunLoopKit
 import TestSupport
 
@@ -18,46 +18,38 @@ struct ChildProgram: Sendable {
     /// Standard output, a line per element.
     var lines: [String] { output.split(separator: "\n").map(String.init) }
 
-    /// Runs `name ARGUMENTS…` with Swift's crash backtracer off (its report is long and slow),
-    /// killing it if it has not ended within `limit`.
+    /// Runs `name ARGUMENTS…` (see ``ChildProcess``), killing it if it has not ended within
+    /// `limit`.
     static func run(
         _ name: String, _ arguments: [String], limit: Duration = generousDeadline * 2
     ) throws
         -> ChildProgram
     {
-        let bundle = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        let process = Process()
-        process.executableURL = bundle.deletingLastPathComponent().appendingPathComponent(name)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let (output, errors) = (Foundation.Pipe(), Foundation.Pipe())
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let child = try ChildProcess(name, arguments)
         let killed = Latch()
         let exited = Latch()
         try spawnThread {
             guard !exited.wait(for: limit) else { return }
             killed.open()
-            kill(process.processIdentifier, SIGKILL)
+            child.send(SIGKILL)
         }
         // Both streams are read at once, so that neither can fill up and block the program.
         let errorText = Lock<[UInt8]>([])
         let errorsRead = Latch()
         try spawnThread {
-            let data = readToEnd(errors.fileHandleForReading.fileDescriptor)
+            let data = readToEnd(child.errors)
             errorText.withLock { $0 = data }
             errorsRead.open()
         }
-        let outputData = readToEnd(output.fileHandleForReading.fileDescriptor)
-        process.waitUntilExit()
+        let outputData = readToEnd(child.output)
+        let ending = child.wait()
         exited.open()
         errorsRead.wait(for: limit)
         return ChildProgram(
             output: String(decoding: outputData, as: UTF8.self),
             errors: String(decoding: errorText.withLock { $0 }, as: UTF8.self),
-            status: process.terminationStatus,
-            crashed: process.terminationReason == .uncaughtSignal,
+            status: ending.status,
+            crashed: ending.signalled,
             timedOut: killed.isOpen
         )
     }

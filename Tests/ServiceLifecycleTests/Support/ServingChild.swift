@@ -1,11 +1,11 @@
-import Foundation
+import Glibc
 import RunLoopKit
 import TestSupport
 
 /// A fixture program (built next to the test bundle) run as a child: the test waits for a line
 /// it prints, signals it, and reads how it ended.
 final class ServingChild: Sendable {
-    private let process: Process
+    private let child: ChildProcess
     private let output = Lock<String>("")
     private let errors = Lock<String>("")
     /// Opened when the awaited line arrives, or the output ends without it.
@@ -15,24 +15,15 @@ final class ServingChild: Sendable {
     private let outputEnded = Latch()
     private let errorsEnded = Latch()
 
-    /// Starts `name ARGUMENTS…` with Swift's crash backtracer off, reading both streams as they
-    /// come; ``waitForLine`` waits for a line equal to `line`.
+    /// Starts `name ARGUMENTS…` (see ``ChildProcess``), reading both streams as they come;
+    /// ``waitForLine`` waits for a line equal to `line`.
     init(_ name: String, _ arguments: [String], awaiting line: String) throws {
-        let bundle = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        let process = Process()
-        process.executableURL = bundle.deletingLastPathComponent().appendingPathComponent(name)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let (outputPipe, errorPipe) = (Foundation.Pipe(), Foundation.Pipe())
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        self.process = process
-        try process.run()
+        let child = try ChildProcess(name, arguments)
+        self.child = child
         let (output, errors, outputEnded, errorsEnded) = (self.output, self.errors, self.outputEnded, self.errorsEnded)
         let (lineOrEnd, lineSeen) = (self.lineOrEnd, self.lineSeen)
         try spawnThread {
-            let descriptor = outputPipe.fileHandleForReading.fileDescriptor
-            while let data = readSome(descriptor), !data.isEmpty {
+            while let data = readSome(child.output), !data.isEmpty {
                 let text = output.withLock { text in
                     text += String(decoding: data, as: UTF8.self)
                     return text
@@ -46,7 +37,7 @@ final class ServingChild: Sendable {
             outputEnded.open()
         }
         try spawnThread {
-            let data = readToEnd(errorPipe.fileHandleForReading.fileDescriptor)
+            let data = readToEnd(child.errors)
             errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
             errorsEnded.open()
         }
@@ -59,18 +50,18 @@ final class ServingChild: Sendable {
     }
 
     /// Sends `signal` to the child.
-    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    func send(_ signal: Int32) { child.send(signal) }
 
     /// Waits (blocking the calling thread) until the child exits, killing it after `limit`;
-    /// returns its output lines, standard error, exit status, and whether it was killed.
+    /// returns its output lines, standard error, how it ended, and whether it was killed.
     func finish(
         within limit: Duration = generousDeadline
-    ) -> (lines: [String], errors: String, status: Int32, killed: Bool) {
+    ) -> (lines: [String], errors: String, ending: ChildProcess.Ending, killed: Bool) {
         let killed = !outputEnded.wait(for: limit)
-        if killed { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if killed { child.send(SIGKILL) }
+        let ending = child.wait()
         errorsEnded.wait()
         let lines = output.withLock { $0 }.split(separator: "\n").map(String.init)
-        return (lines, errors.withLock { $0 }, process.terminationStatus, killed)
+        return (lines, errors.withLock { $0 }, ending, killed)
     }
 }
