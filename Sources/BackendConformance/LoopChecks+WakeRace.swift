@@ -4,13 +4,26 @@ import Synchronization
 extension BackendConformance {
     /// How many pokes the wake race makes.
     static let wakeRaceRounds = 3_000
+    /// Every this many rounds, the poke is made once the loop is in a wait that may sleep.
+    static let wakeRaceSleepingEvery = 32
 
     /// Ping-pong between the loop and a poster on another thread: the poster signals a source
     /// (or posts a block), waits until the loop has handled it, and pokes again — so each poke
     /// races with the loop deciding to sleep. A lost wake leaves the loop asleep: the poster's
     /// wait for the answer runs out (the deadline, not a measurement, decides).
+    ///
+    /// Every ``wakeRaceSleepingEvery``th poke is made once the loop is inside the backend's
+    /// wait (past its last look for work), where only the waker can reach it: a waker that
+    /// does nothing fails there, however the threads happen to be scheduled.
     static func loopWakeRace(_ context: Context) throws {
-        let loop = try makeLoop(context)
+        let watched = Lock<SleepWatchingBackend?>(nil)
+        let loop = try makeLoop(
+            Context(
+                factory: SleepWatchingBackend.factory(over: context.factory, keeping: watched),
+                deadline: context.deadline))
+        guard let backend = watched.withLock({ $0 }) else {
+            throw Mismatch(expected: "the loop to be made by the check's factory", observed: "it was not")
+        }
         let answers = Handshake()
         let source = Loop.Source { answers.signal() }
         loop.add(source, to: .default)
@@ -27,6 +40,10 @@ extension BackendConformance {
         }
         let poster = try Helper {
             for round in 0..<wakeRaceRounds {
+                // A loop that never sleeps is not this check's failure: the poke is made anyway.
+                let whileAsleep =
+                    round % wakeRaceSleepingEvery == wakeRaceSleepingEvery - 1
+                    && backend.waitUntilSleeping(for: context.deadline)
                 pokedAt.store(sinceOrigin(), ordering: .releasing)
                 // Every other poke is a block: a different path to the same wake.
                 if round.isMultiple(of: 2) { source.signal() } else { loop.perform { answers.signal() } }
@@ -34,8 +51,8 @@ extension BackendConformance {
                     lost.withLock {
                         $0 =
                             $0
-                            ?? "round \(round) of \(wakeRaceRounds) (\(round.isMultiple(of: 2) ? "signal" : "perform")) "
-                            + "was not handled within \(context.deadline)"
+                            ?? "round \(round) of \(wakeRaceRounds) (\(round.isMultiple(of: 2) ? "signal" : "perform")"
+                            + "\(whileAsleep ? ", made while the loop slept" : "")) was not handled within \(context.deadline)"
                     }
                     break
                 }

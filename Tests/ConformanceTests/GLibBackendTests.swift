@@ -342,13 +342,4 @@ struct GLibBackendTests {
     }
 }
 
-/// Polls `condition` until it holds or ``generousDeadline`` passes.
-private func waitUntil(_ condition: () -> Bool) -> Bool {
-    let end = ContinuousClock.now + generousDeadline
-    while !condition() {
-        if ContinuousClock.now > end { return false }
-        usleep(100)
-    }
-    return true
-}
 #endif

@@ -47,6 +47,49 @@ struct LoopSleepStressTests {
         #expect(outcomes.slept + outcomes.ended == rounds * 4)
     }
 
+    /// The scenario of *a loop that ends while a task sleeps on it*: a task running on one
+    /// loop's executor sleeps on another loop, which then ends. Each round must arm the timer
+    /// and end the sleep with `LoopEndedError`; some rounds end the loop at once instead,
+    /// racing the arming.
+    @Test(
+        "a task on one loop sleeping on another that ends: every sleep is armed and ends with LoopEndedError",
+        arguments: backends)
+    func sleepOnAnotherLoopThatEnds(_ backend: BackendKind) async throws {
+        let host = try LoopThread(name: "sleep-host", backend: backend)
+        defer { host.stop() }
+        let rounds = scaled(2_000, minimum: 200)
+        try await offThePool {
+            var unarmed: [Int] = []
+            var unended: [Int] = []
+            var outcomes = Outcomes()
+            for round in 0..<rounds {
+                let worker = try LoopThread(name: "sleep-worker", backend: backend)
+                let loop = worker.loop
+                let ended = Latch()
+                let outcome = Lock<Result<Void, any Error>?>(nil)
+                let task = sleeper(on: host.loop, sleepingOn: loop)
+                // On the host loop too: this body holds the thread its own task runs on.
+                Task(executorPreference: host.loop) {
+                    let result = await task.result
+                    outcome.withLock { $0 = result }
+                    ended.open()
+                }
+                // Two rounds in three wait until the sleep is armed; the third ends the loop
+                // while the task's job may still be on its way.
+                if round % 3 != 2, !waitUntil({ loop.timerCount(in: .default) == 1 }) { unarmed.append(round) }
+                worker.stop()
+                guard ended.wait(), let result = outcome.withLock({ $0 }) else {
+                    unended.append(round)
+                    continue
+                }
+                outcomes.record(result)
+            }
+            #expect(unarmed == [], "rounds whose sleep did not arm its timer")
+            #expect(unended == [], "rounds whose sleep never ended")
+            #expect(outcomes.ended == rounds, "\(outcomes)")
+        }
+    }
+
     @Test("Task.sleep armed from many tasks at once on a loop: every task resumes on the loop", arguments: backends)
     func manyTaskSleeps(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep-stress", backend: backend)
@@ -84,21 +127,6 @@ private struct Outcomes {
         case .failure(let error) where error is CancellationError: cancelled += 1
         case .failure(let error) where error is LoopEndedError: ended += 1
         case .failure(let error): other.append("\(error)")
-        }
-    }
-}
-
-/// Runs `body` (which blocks) on a thread of its own, not on Swift's cooperative pool.
-func offThePool(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { continuation in
-        do {
-            try spawnThread {
-                body()
-                continuation.resume()
-            }
-        } catch {
-            body()
-            continuation.resume()
         }
     }
 }

@@ -22,13 +22,12 @@ struct LoopSleepTests {
     func cancelledWhileWaiting(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
-        let armed = armedLatch(on: worker.loop)
         // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
-        // suite's other tests may keep busy for longer than the latch's deadline.
+        // suite's other tests may keep busy for longer than the deadline.
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
-        let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
-        #expect(await armed.waitOffPool())
+        let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
+        #expect(await eventually { worker.loop.timerCount(in: .default) == 1 }, "the sleep's timer is armed")
         sleeper.cancel()
         let outcome = await sleeper.result
         #expect(throws: CancellationError.self) { try outcome.get() }
@@ -52,13 +51,12 @@ struct LoopSleepTests {
     @Test("a loop that ends while a task sleeps on it ends the sleep with LoopEndedError", arguments: backends)
     func loopEndsWhileSleeping(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep", backend: backend)
-        let armed = armedLatch(on: worker.loop)
         // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
-        // suite's other tests may keep busy for longer than the latch's deadline.
+        // suite's other tests may keep busy for longer than the deadline.
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
-        let sleeper = Task(executorPreference: host.loop) { try await worker.loop.sleep(for: .seconds(3600)) }
-        #expect(await armed.waitOffPool())
+        let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
+        #expect(await eventually { worker.loop.timerCount(in: .default) == 1 }, "the sleep's timer is armed")
         worker.stop()
         let outcome = await sleeper.result
         #expect(throws: LoopEndedError.self) { try outcome.get() }
@@ -82,17 +80,14 @@ struct LoopSleepTests {
     }
 }
 
-/// A latch opened once `loop` holds a timer in its default mode, checked on the loop's thread
-/// each time it is about to sleep (adding a timer to a loop sleeping without a deadline wakes
-/// it).
-func armedLatch(on loop: Loop) -> Latch {
-    let armed = Latch()
-    loop.add(
-        Loop.Observer(activities: .beforeWaiting) { observer, _ in
-            if loop.timerCount(in: .default) > 0 {
-                armed.open()
-                observer.invalidate()
-            }
-        }, to: .default)
-    return armed
+/// A task on `host`'s executor that sleeps an hour on `loop`.
+///
+/// When its timer is armed is a state a test cannot be told about, and must look for
+/// (`loop.timerCount(in: .default)`): the task's first job is not queued on `host` before
+/// `Task.init` returns, the sleep may arm its timer in a later job than the one the task began
+/// in, and an observer of the sleeping loop is not called again when a timer is added between
+/// its `beforeWaiting` observers and its decision to sleep (it then sleeps until the timer,
+/// rightly). Each of those made a test that waited for an event wait in vain.
+func sleeper(on host: Loop, sleepingOn loop: Loop) -> Task<Void, any Error> {
+    Task(executorPreference: host) { try await loop.sleep(for: .seconds(3600)) }
 }

@@ -20,18 +20,6 @@ final class Trace: Sendable {
     var all: [String] { events.withLock { $0 } }
 }
 
-/// Waits, without holding a thread, until `condition` holds; false if it did not within
-/// `timeout`. For a state the test cannot be told about (a refusal that starts once another
-/// task's shutdown handler ran): it looks every millisecond.
-func eventually(within timeout: Duration = generousDeadline, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}
-
 /// Runs `body` on a thread of its own (it may block) and returns its result, holding no
 /// cooperative thread meanwhile.
 func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {

@@ -1,0 +1,83 @@
+import RunLoopCore
+
+/// The backend under test, unchanged, except that it tells a waiting thread when the loop
+/// calls a wait that may sleep: for the wake race's pokes made while the loop sleeps.
+///
+/// Core calls ``wait(timeout:into:)`` only after its last look for work, so a poke made once
+/// the loop is in such a wait can reach the loop only through the backend's waker. Watching
+/// the call, not guessing from timing, makes the race fail a deaf waker on its first such
+/// poke, however the threads are scheduled.
+final class SleepWatchingBackend: Backend, @unchecked Sendable {
+    // @unchecked: another thread calls only `waitUntilSleeping`, which touches nothing but the
+    // lock-guarded state; the backend's own calls stay on the loop's thread, as Core makes them.
+    private let inner: any Backend
+    private struct State {
+        /// Whether the loop is in a wait that may sleep (neither a poll nor returned).
+        var sleeping = false
+        /// Opened, then dropped, when the loop next enters such a wait.
+        var waiter: Gate?
+    }
+    private let state = Lock(State())
+
+    init(_ inner: any Backend) {
+        self.inner = inner
+    }
+
+    /// A factory of backends made by `factory`, each wrapped, with `factory`'s kind.
+    static func factory(over factory: BackendFactory, keeping made: Lock<SleepWatchingBackend?>) -> BackendFactory {
+        BackendFactory(kind: factory.kind) {
+            let backend = SleepWatchingBackend(try factory.make())
+            made.withLock { $0 = backend }
+            return backend
+        }
+    }
+
+    /// Waits until the loop is in a wait that may sleep (at once if it is already); false if
+    /// it did not enter one within `limit`.
+    func waitUntilSleeping(for limit: Duration) -> Bool {
+        let gate = Gate()
+        let sleeping = state.withLock { state in
+            if !state.sleeping { state.waiter = gate }
+            return state.sleeping
+        }
+        if sleeping || gate.wait(for: limit) { return true }
+        state.withLock { $0.waiter = nil }
+        return false
+    }
+
+    var kind: BackendKind { inner.kind }
+    var waker: any BackendWaker { inner.waker }
+    var embedding: EmbeddingSupport { inner.embedding }
+    var servesOwnSources: Bool { inner.servesOwnSources }
+    var hasOwnSourcesReady: Bool { inner.hasOwnSourcesReady }
+
+    func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        try inner.register(descriptor, token: token, interest: interest)
+    }
+
+    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
+        try inner.modify(descriptor, token: token, interest: interest)
+    }
+
+    func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
+        try inner.unregister(descriptor, token: token)
+    }
+
+    func prepareForHostWait() throws(SystemError) { try inner.prepareForHostWait() }
+
+    func dispatchOwnSources() -> Bool { inner.dispatchOwnSources() }
+
+    @discardableResult
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+        let maySleep = timeout.map { $0 > .zero } ?? true
+        guard maySleep else { return try inner.wait(timeout: timeout, into: &events) }
+        let waiter = state.withLock { state in
+            state.sleeping = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.open()
+        defer { state.withLock { $0.sleeping = false } }
+        return try inner.wait(timeout: timeout, into: &events)
+    }
+}
