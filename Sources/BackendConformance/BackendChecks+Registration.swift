@@ -65,6 +65,15 @@ extension BackendConformance {
         try subject.waitOut(.zero)
         try expect(subject.events.isEmpty, "no event for the closed descriptor", observed: subject.events.listed)
 
+        // Closed and its number reused by a file that cannot be polled (a regular file), in one
+        // step here (dup2), as another thread's open may do between a close and the unregister.
+        let replaced = try KitPipe()
+        defer { replaced.close() } // The read end's number is the file's by then.
+        try subject.register(replaced.readEnd, 43, .readable)
+        try replaceWithRegularFile(replaced.readEnd)
+        try subject.unregister(
+            replaced.readEnd, 43, note: " of a descriptor closed and reused by a regular file while registered")
+
         // The number may be reused at once (the lowest free one is): registering it afresh
         // works, and only its new token is ever reported.
         let next = try KitPipe()
@@ -121,5 +130,15 @@ extension BackendConformance {
             helper.join(within: context.deadline), "a call on another thread to return",
             observed: "it was still blocked after \(context.deadline)")
         try outcome.withLock { $0! }.get()
+    }
+
+    /// Makes `descriptor` refer to a regular file (this program's executable), closing what it
+    /// referred to, in one step.
+    private static func replaceWithRegularFile(_ descriptor: Int32) throws {
+        let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw SystemError("open /proc/self/exe", errno: currentErrno()) }
+        defer { Glibc.close(file) }
+        guard dup2(file, descriptor) >= 0 else { throw SystemError("dup2", errno: currentErrno()) }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     }
 }

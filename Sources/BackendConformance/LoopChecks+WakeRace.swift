@@ -4,17 +4,21 @@ import Synchronization
 extension BackendConformance {
     /// How many pokes the wake race makes.
     static let wakeRaceRounds = 3_000
-    /// Every this many rounds, the poke is made once the loop is in a wait that may sleep.
-    static let wakeRaceSleepingEvery = 32
+    /// Every this many rounds, from the first, the poke is made once the loop is in a wait that
+    /// may sleep: an odd number, so that those pokes are signals and blocks in turn.
+    static let wakeRaceSleepingEvery = 33
 
     /// Ping-pong between the loop and a poster on another thread: the poster signals a source
     /// (or posts a block), waits until the loop has handled it, and pokes again — so each poke
     /// races with the loop deciding to sleep. A lost wake leaves the loop asleep: the poster's
     /// wait for the answer runs out (the deadline, not a measurement, decides).
     ///
-    /// Every ``wakeRaceSleepingEvery``th poke is made once the loop is inside the backend's
-    /// wait (past its last look for work), where only the waker can reach it: a waker that
-    /// does nothing fails there, however the threads happen to be scheduled.
+    /// The first poke, and every ``wakeRaceSleepingEvery``th after it, is made once the loop is
+    /// inside the backend's wait (past its last look for work), where only the waker can reach
+    /// it: pokes made at random moments may all land while the loop is awake, these cannot. A
+    /// waker that does nothing is caught on the first (a signal: the loop notices it slept
+    /// through it), unless the poster is held up for half a deadline between seeing the loop
+    /// asleep and poking; then on a later one.
     static func loopWakeRace(_ context: Context) throws {
         let watched = Lock<SleepWatchingBackend?>(nil)
         let loop = try makeLoop(
@@ -39,11 +43,16 @@ extension BackendConformance {
             return seconds * 1_000_000_000 + attoseconds / 1_000_000_000 + 1
         }
         let poster = try Helper {
+            // Cleared when the loop did not go to sleep within a deadline once: a loop that never
+            // sleeps is not this check's failure, and waiting for it again would outlast the
+            // check's limit.
+            var watchesSleeps = true
             for round in 0..<wakeRaceRounds {
-                // A loop that never sleeps is not this check's failure: the poke is made anyway.
-                let whileAsleep =
-                    round % wakeRaceSleepingEvery == wakeRaceSleepingEvery - 1
-                    && backend.waitUntilSleeping(for: context.deadline)
+                var whileAsleep = false
+                if watchesSleeps, round % wakeRaceSleepingEvery == 0 {
+                    whileAsleep = backend.waitUntilSleeping(for: context.deadline)
+                    watchesSleeps = whileAsleep
+                }
                 pokedAt.store(sinceOrigin(), ordering: .releasing)
                 // Every other poke is a block: a different path to the same wake.
                 if round.isMultiple(of: 2) { source.signal() } else { loop.perform { answers.signal() } }

@@ -74,8 +74,14 @@ public final class EpollBackend: Backend {
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         do {
             try control(EPOLL_CTL_DEL, descriptor, token: token, interest: [])
-        } catch  where error.errno == .badFileDescriptor || error.errno == .noSuchFileOrDirectory {
-            // Closed (and so already dropped from the set) or closed and reused: nothing to do.
+        } catch
+            where error.errno == .badFileDescriptor || error.errno == .noSuchFileOrDirectory
+            || error.errno == .notPermitted
+        {
+            // Closed (and so already dropped from the set), or closed and its number reused:
+            // by a descriptor the set does not hold (ENOENT), or by a file that cannot be polled,
+            // a regular file (EPERM; another thread may open one between a close and this).
+            // Nothing to do.
         }
     }
 

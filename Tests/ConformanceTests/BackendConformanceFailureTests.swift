@@ -40,19 +40,21 @@ struct BackendConformanceFailureTests {
         let factory = BrokenBackend.factory(over: kind, breaking: .deafWaker)
         let early = try await failure(of: "a wake posted before a wait makes that wait return, woken", factory)
         #expect(early.observed == "it slept its whole timeout (0.2 seconds)")
-        // The race's every 32nd poke is made once the loop is inside the backend's wait, so a
-        // deaf waker loses a poke by round 31 at the latest, noticed by the loop or the poster,
-        // whatever the scheduling (under the Thread Sanitizer, with the whole suite on two
-        // CPUs, pokes made at random moments mostly landed while the loop was awake, and the
-        // check's limit of 4 deadlines could come first).
+        // The race's first poke, and every 32nd after it, is made once the loop is inside the
+        // backend's wait, so a deaf waker loses a poke at once, noticed by the loop or by the
+        // poster a deadline later. Or, when the machine is so loaded that the check outlasts its
+        // limit (4 deadlines) first, it fails as a check that did not finish: seen under the
+        // Thread Sanitizer with the whole suite running on two CPUs, where this test's four
+        // cases took 59 s. Either way the deaf waker fails; it can never pass.
         let race = try await failure(
             of: "cross-thread wake race: no signal or block posted to the loop is lost", factory,
             deadline: .seconds(1))
-        #expect(race.expected == "every one of 3000 cross-thread pokes to wake the loop")
-        #expect(
-            race.observed.hasSuffix("1.0 seconds while a poke was pending")
-                || race.observed.hasSuffix("was not handled within 1.0 seconds"),
-            "\(race.observed)")
+        let lostPoke =
+            race.expected == "every one of 3000 cross-thread pokes to wake the loop"
+            && (race.observed.hasSuffix("1.0 seconds while a poke was pending")
+                || race.observed.hasSuffix("was not handled within 1.0 seconds"))
+        let overLimit = race.expected == "the check to finish within 4.0 seconds"
+        #expect(lostPoke || overLimit, "\(race.expected): \(race.observed)")
     }
 
     @Test("a factory whose backend names another kind fails every check", arguments: backends)

@@ -83,11 +83,12 @@ struct LoopSleepTests {
 /// A task on `host`'s executor that sleeps an hour on `loop`.
 ///
 /// When its timer is armed is a state a test cannot be told about, and must look for
-/// (`loop.timerCount(in: .default)`): the task's first job is not queued on `host` before
-/// `Task.init` returns, the sleep may arm its timer in a later job than the one the task began
-/// in, and an observer of the sleeping loop is not called again when a timer is added between
-/// its `beforeWaiting` observers and its decision to sleep (it then sleeps until the timer,
-/// rightly). Each of those made a test that waited for an event wait in vain.
+/// (`loop.timerCount(in: .default)`). Two events tried first did not order it, measured here: a
+/// block queued on `host` just after `Task.init` returned ran before the task had started, and
+/// a block the task queued just before calling `sleep` ran before the timer was armed. An
+/// observer of the sleeping loop is not called again when a timer is added between its
+/// `beforeWaiting` observers and its decision to sleep (it then sleeps until the timer,
+/// rightly): a test that waited for it waited in vain.
 func sleeper(on host: Loop, sleepingOn loop: Loop) -> Task<Void, any Error> {
     Task(executorPreference: host) { try await loop.sleep(for: .seconds(3600)) }
 }

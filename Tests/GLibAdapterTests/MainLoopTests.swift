@@ -38,13 +38,13 @@ func runFixture(_ name: String) throws -> (lines: [String], ending: ChildProcess
     let text = Lock("")
     let errorsEnded = Latch()
     let errors = Lock("")
-    try spawnThread {
+    try child.alongside {
         let data = readToEnd(child.output)
         text.withLock { $0 = String(decoding: data, as: UTF8.self) }
         ended.open()
     }
     // Read as well, so that a fixture writing much there cannot block on a full pipe.
-    try spawnThread {
+    try child.alongside {
         let data = readToEnd(child.errors)
         errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
         errorsEnded.open()

@@ -74,6 +74,19 @@ public final class ChildProcess: Sendable {
         close(errors)
     }
 
+    /// Starts `body` (a reader of the child's output, a watchdog) on a thread of its own. When
+    /// no thread can be started, the child is killed and reaped before the error is thrown, so
+    /// that none is left running.
+    public func alongside(_ body: @escaping @Sendable () -> Void) throws {
+        do {
+            try spawnThread(body)
+        } catch {
+            send(SIGKILL)
+            _ = wait()
+            throw error
+        }
+    }
+
     /// Sends `signal` to the child, unless it has been reaped (its ID may then be another's).
     public func send(_ signal: Int32) {
         ending.withLock { ending in

@@ -8,8 +8,9 @@ import RunLoopCore
 /// the call, not guessing from timing, makes the race fail a deaf waker on its first such
 /// poke, however the threads are scheduled.
 final class SleepWatchingBackend: Backend, @unchecked Sendable {
-    // @unchecked: another thread calls only `waitUntilSleeping`, which touches nothing but the
-    // lock-guarded state; the backend's own calls stay on the loop's thread, as Core makes them.
+    // @unchecked: `waitUntilSleeping`, the one call of the check's own, touches nothing but the
+    // lock-guarded state; every other call is forwarded, from the threads Core makes it on and
+    // under Core's backend lock, as the inner backend expects.
     private let inner: any Backend
     private struct State {
         /// Whether the loop is in a wait that may sleep (neither a poll nor returned).
@@ -23,13 +24,23 @@ final class SleepWatchingBackend: Backend, @unchecked Sendable {
         self.inner = inner
     }
 
-    /// A factory of backends made by `factory`, each wrapped, with `factory`'s kind.
+    /// A factory of backends made by `factory` (for a main loop too, when it makes those its
+    /// own way), each wrapped, with `factory`'s kind; `made` keeps the last one made.
     static func factory(over factory: BackendFactory, keeping made: Lock<SleepWatchingBackend?>) -> BackendFactory {
-        BackendFactory(kind: factory.kind) {
-            let backend = SleepWatchingBackend(try factory.make())
-            made.withLock { $0 = backend }
-            return backend
+        @Sendable func wrapped(
+            _ make: @escaping @Sendable () throws -> any Backend
+        ) -> @Sendable () throws -> any Backend {
+            {
+                let backend = SleepWatchingBackend(try make())
+                made.withLock { $0 = backend }
+                return backend
+            }
         }
+        guard let makeForMainLoop = factory.makeForMainLoop else {
+            return BackendFactory(kind: factory.kind, make: wrapped(factory.make))
+        }
+        return BackendFactory(
+            kind: factory.kind, make: wrapped(factory.make), makeForMainLoop: wrapped(makeForMainLoop))
     }
 
     /// Waits until the loop is in a wait that may sleep (at once if it is already); false if

@@ -28,7 +28,7 @@ struct ChildProgram: Sendable {
         let child = try ChildProcess(name, arguments)
         let killed = Latch()
         let exited = Latch()
-        try spawnThread {
+        try child.alongside {
             guard !exited.wait(for: limit) else { return }
             killed.open()
             child.send(SIGKILL)
@@ -36,7 +36,7 @@ struct ChildProgram: Sendable {
         // Both streams are read at once, so that neither can fill up and block the program.
         let errorText = Lock<[UInt8]>([])
         let errorsRead = Latch()
-        try spawnThread {
+        try child.alongside {
             let data = readToEnd(child.errors)
             errorText.withLock { $0 = data }
             errorsRead.open()

@@ -22,7 +22,7 @@ final class ServingChild: Sendable {
         self.child = child
         let (output, errors, outputEnded, errorsEnded) = (self.output, self.errors, self.outputEnded, self.errorsEnded)
         let (lineOrEnd, lineSeen) = (self.lineOrEnd, self.lineSeen)
-        try spawnThread {
+        try child.alongside {
             while let data = readSome(child.output), !data.isEmpty {
                 let text = output.withLock { text in
                     text += String(decoding: data, as: UTF8.self)
@@ -36,7 +36,7 @@ final class ServingChild: Sendable {
             lineOrEnd.open()
             outputEnded.open()
         }
-        try spawnThread {
+        try child.alongside {
             let data = readToEnd(child.errors)
             errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
             errorsEnded.open()
