@@ -5,8 +5,8 @@ import RunLoopCore
 ///
 /// Core calls ``wait(timeout:into:)`` only after its last look for work, so a poke made once
 /// the loop is in such a wait can reach the loop only through the backend's waker. Watching
-/// the call, not guessing from timing, makes the race fail a deaf waker on its first such
-/// poke, however the threads are scheduled.
+/// the call, not guessing from timing, puts those pokes there however the threads are
+/// scheduled.
 final class SleepWatchingBackend: Backend, @unchecked Sendable {
     // @unchecked: `waitUntilSleeping`, the one call of the check's own, touches nothing but the
     // lock-guarded state; every other call is forwarded, from the threads Core makes it on and
