@@ -9,7 +9,7 @@ struct ModelBasedTests {
     @Test("random programs: Core does what the model predicts, step by step", .shrinking)
     func randomPrograms() async {
         await propertyCheck(count: ProgramGenerator.programs, input: ProgramGenerator.generator) { program in
-            await offThePool { checkAgainstModel(program) }
+            await checkAgainstModel(program)
         }
     }
 }
@@ -18,14 +18,22 @@ struct ModelBasedTests {
 /// milliseconds; this only catches a loop that never returns).
 let programDeadline: Duration = .seconds(60)
 
-/// Runs `program` on Core (on a fresh thread), then in the model, and records the first
+/// Runs `program` on Core on a fresh thread, holding one of `offThePool`'s slots meanwhile (one
+/// program per CPU at once, as the timed scenarios need) and waiting for it off Swift's
+/// cooperative pool; `nil` if it did not finish within ``programDeadline``.
+func runOnCore(_ program: Program) async -> Trace? {
+    await withOffPoolSlot {
+        await FreshThread { CoreHarness.run(program) }.value(within: programDeadline)
+    }
+}
+
+/// Runs `program` on Core (``runOnCore(_:)``), then in the model, and records the first
 /// difference as an issue.
 ///
 /// The model goes second: where the contract leaves the loop a choice (when, within the
 /// tolerance windows, a sleep ends), it checks Core's choice and follows it.
-func checkAgainstModel(_ program: Program, sourceLocation: SourceLocation = #_sourceLocation) {
-    let core = FreshThread { CoreHarness.run(program) }
-    guard let actual = core.value(within: programDeadline) else {
+func checkAgainstModel(_ program: Program, sourceLocation: SourceLocation = #_sourceLocation) async {
+    guard let actual = await runOnCore(program) else {
         Issue.record(
             "Core did not finish the program within \(programDeadline) (a run that never returns?)",
             sourceLocation: sourceLocation)

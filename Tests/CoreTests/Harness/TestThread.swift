@@ -25,9 +25,9 @@ final class FreshThread<T: Sendable>: Sendable {
     }
 
     /// The result, or `nil` if the thread did not finish within `deadline` (it is then left
-    /// behind).
-    func value(within deadline: Duration) -> T? {
-        guard done.wait(for: deadline) else { return nil }
+    /// behind). Waits off Swift's cooperative pool.
+    func value(within deadline: Duration) async -> T? {
+        guard await done.waitOffPool(for: deadline) else { return nil }
         return result.withLock { $0 }
     }
 }
