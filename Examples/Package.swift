@@ -7,7 +7,29 @@
 // The backend traits are passed through to RunLoopKit: `Epoll` by default (no C library
 // needed); `--traits Epoll,URing,Libevent,GLib` builds all four, so that `tour uring`,
 // `tour libevent` and `tour glib` can run.
+import Foundation
 import PackageDescription
+
+/// The include flags of pkg-config's entry for `package` (`pkg-config --cflags-only-I`), or nil
+/// when pkg-config has no such entry. For GTK 4: a system library's `pkgConfig: "gtk4"` would
+/// make SwiftPM warn on every build about the other flags gtk4's entry carries (`-pthread`, and
+/// graphene's `-mfpmath=sse -msse -msse2`), which it drops, and the examples build without a
+/// warning.
+func pkgConfigIncludeFlags(_ package: String) -> [String]? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", package]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let flags = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+}
+
+let gtkIncludeFlags = pkgConfigIncludeFlags("gtk4")
 
 let package = Package(
     name: "RunLoopKitExamples",
@@ -26,6 +48,7 @@ let package = Package(
         .executable(name: "nio-client", targets: ["NIOClient"]),
         .executable(name: "glib-main-loop", targets: ["GLibMainLoop"]),
         .executable(name: "glib-application", targets: ["GLibApplication"]),
+        .executable(name: "gtk-application", targets: ["GTKApplication"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "Build RunLoopKit with its epoll backend."),
@@ -100,6 +123,19 @@ let package = Package(
         .executableTarget(
             name: "GLibApplication",
             dependencies: ["CGio", "RunLoopKit", .product(name: "RunLoopKitGLib", package: "RunLoopKit")]
+        ),
+        // GTK 4's C API (Debian: libgtk-4-dev), GLib's and GIO's with it, for gtk-application.
+        // Its include directories come from pkg-config (above) to the example's compiler; only
+        // where pkg-config has no gtk4 does SwiftPM look it up, to say which package to install.
+        .systemLibrary(
+            name: "CGtk", path: "Shims/CGtk", pkgConfig: gtkIncludeFlags == nil ? "gtk4" : nil,
+            providers: [.apt(["libgtk-4-dev"])]),
+        // A GtkApplication window whose label, button and GIO call are served by Loop.main,
+        // attached to GTK's main loop; `--self-test` drives it and saves a PNG (under Xvfb).
+        .executableTarget(
+            name: "GTKApplication",
+            dependencies: ["CGtk", "RunLoopKit", .product(name: "RunLoopKitGLib", package: "RunLoopKit")],
+            swiftSettings: [.unsafeFlags((gtkIncludeFlags ?? []).flatMap { ["-Xcc", $0] })]
         ),
     ],
     swiftLanguageModes: [.v6]

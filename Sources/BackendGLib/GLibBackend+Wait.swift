@@ -25,6 +25,11 @@ extension GLibBackend {
         let coreCount = registrations.count
 
         let owned = g_main_context_acquire(context) != 0
+        // A run that began while another thread owned the context takes it for the rest of the
+        // run once it is free, as `g_main_loop_run` does once it gets it.
+        if owned, let innermost = runAcquisitions.indices.last, !runAcquisitions[innermost] {
+            runAcquisitions[innermost] = g_main_context_acquire(context) != 0
+        }
         var priority: Int32 = 0
         var glibCount = 0
         var glibTimeout: Duration? = owned ? nil : Self.foreignOwnerRecheck

@@ -37,10 +37,20 @@ import Synchronization
 /// sources the context holds: to run for GLib's sources alone, keep something in the mode (a
 /// port, or a timer far away).
 ///
-/// The loop's thread owns the context while it waits and dispatches (`g_main_context_acquire`).
-/// While another thread owns it (one running `g_main_loop_run` on the same context), the loop
-/// cannot serve GLib's sources: it waits for its own descriptors and timers only, a millisecond
-/// at a time, until the context is free again.
+/// ## Owning the context
+/// As `g_main_loop_run` does, a run acquires the context when it begins and releases it when it
+/// ends (nested runs included; the contract's G3): the loop's thread owns it for the whole run,
+/// in every callout, so `g_main_context_is_owner` is true there and `g_main_context_invoke` from
+/// another thread queues its function for the loop's thread instead of running it on the
+/// caller. A loop other than the main loop also pushes its context as its thread's default
+/// (`g_main_context_push_thread_default`) from its creation to its teardown, on its own thread
+/// (G4): GIO delivers the callbacks of async calls made there to this loop.
+///
+/// While another thread owns the context (one running `g_main_loop_run` on the same context),
+/// the loop cannot serve GLib's sources, and never runs a GLib callback: it waits for its own
+/// descriptors and timers only, a millisecond at a time, until a wait finds the context free and
+/// takes it for the rest of the run. A context owned elsewhere when a loop is created is not
+/// pushed as its thread's default.
 ///
 /// Used on its loop's thread, except for ``waker``; ``context`` may be used from any thread,
 /// as GLib allows (attach sources to it from anywhere).
@@ -92,6 +102,19 @@ public final class GLibBackend: Backend {
     /// How many writes of GLib's wake-up descriptor the waker had made before the last wait's
     /// poll: one made since may make the next wait find it readable for the waker's sake.
     var writesBeforeLastPoll = 0
+    /// One entry per active run of the loop, innermost last: whether that run holds an
+    /// acquisition of the context (`g_main_context_acquire`), released when it ends. A run
+    /// that began while another thread owned the context holds none until one of its waits
+    /// finds the context free. Empty when no run is active (a backend driven directly, by the
+    /// conformance kit: each wait then acquires and releases the context itself). On the loop's
+    /// thread only.
+    var runAcquisitions: [Bool] = []
+    /// The context was pushed as the loop's thread's default (`loopDidBindToOwnThread()`), to be
+    /// popped when the loop ends.
+    var isThreadDefault = false
+    /// What GLib's thread-default stack holds for the push: the context, or NULL for GLib's
+    /// global default context (which GLib records so).
+    var threadDefaultEntry: OpaquePointer?
 
     /// Creates a backend over a fresh `GMainContext` of its own.
     ///
@@ -132,6 +155,8 @@ public final class GLibBackend: Backend {
     public init(context: OpaquePointer) {
         self.context = g_main_context_ref(context)
         glibWaker = GLibWaker(context: context)
+        // Runs nest a few deep at most: appending within this capacity allocates nothing.
+        runAcquisitions.reserveCapacity(16)
     }
 
     deinit {
@@ -213,6 +238,51 @@ public final class GLibBackend: Backend {
     /// `g_main_context_wakeup` or by a source attached from another thread, asks for an
     /// iteration: the loop makes a pass).
     public var hasOwnSourcesReady: Bool { dispatchPending || glibWoke }
+
+    // MARK: - Owning the context
+
+    /// Acquires the context for the run that begins (`g_main_context_acquire`, recursive on the
+    /// owning thread), as `g_main_loop_run` does: from now until the run ends, the loop's thread
+    /// owns the context, inside callouts too, so `g_main_context_is_owner` is true there and
+    /// `g_main_context_invoke` from another thread queues its function for this thread instead
+    /// of running it where it was called. When another thread owns the context, the run holds
+    /// none, and each of its waits tries again (see `wait(timeout:into:)`).
+    public func runWillBegin() {
+        runAcquisitions.append(g_main_context_acquire(context) != 0)
+    }
+
+    /// Releases the acquisition the ending run holds, if any.
+    public func runDidEnd() {
+        guard let acquired = runAcquisitions.popLast() else { return }
+        if acquired { g_main_context_release(context) }
+    }
+
+    /// Makes the context the thread's default (`g_main_context_push_thread_default`, which
+    /// acquires it) for the loop's life, so that GIO delivers the callbacks of async calls made
+    /// on this thread to this loop, and the thread owns the context between runs too. When
+    /// another thread owns the context now (a context given to several loops or threads), it is
+    /// not pushed: GLib would refuse with a critical warning.
+    public func loopDidBindToOwnThread() {
+        guard !isThreadDefault, g_main_context_acquire(context) != 0 else { return }
+        g_main_context_push_thread_default(context)
+        g_main_context_release(context)
+        threadDefaultEntry = g_main_context_get_thread_default()
+        isThreadDefault = true
+    }
+
+    /// Pops the thread's default context pushed at the loop's creation, if it is still on top
+    /// of the thread's stack (GLib's own thread-exit cleanup may have popped it already, which
+    /// released it; code that pushed another one and never popped it leaves it to that cleanup).
+    public func loopWillEnd() {
+        guard isThreadDefault else { return }
+        isThreadDefault = false
+        // No run is active here: the thread owns the context only through the push, unless
+        // GLib's cleanup released it (an empty stack also reads NULL).
+        guard g_main_context_is_owner(context) != 0, g_main_context_get_thread_default() == threadDefaultEntry else {
+            return
+        }
+        g_main_context_pop_thread_default(context)
+    }
 
     /// Runs the callbacks of the GLib sources the last wait found ready
     /// (`g_main_context_dispatch`, with the context acquired); returns whether there were any.

@@ -29,7 +29,7 @@ extension Loop {
     public func withEventBase<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
         try withBackend { backend in
             guard let backend = backend as? LibeventBackend else {
-                preconditionFailure("Loop.withEventBase(_:) called on \(self), which is not a libevent loop")
+                trap("Loop.withEventBase(_:) called on \(self), which is not a libevent loop")
             }
             return try body(backend.eventBase)
         }

@@ -50,7 +50,7 @@ final class URingWaker: BackendWaker {
                 while outcome == nil {
                     let result = sender.ring.submitAndWait(timeout: nil)
                     if result < 0, ![EINTR, EAGAIN, EBUSY].contains(-result) {
-                        fatalError(
+                        trap(
                             "RunLoopKit: the io_uring waker cannot send: \(SystemError("io_uring_enter", errno: -result))"
                         )
                     }

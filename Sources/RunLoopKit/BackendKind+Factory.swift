@@ -21,7 +21,7 @@ extension BackendKind {
     /// `BackendFactory` instead.
     public var factory: BackendFactory {
         guard let factory = builtInFactory else {
-            preconditionFailure("BackendKind.factory: \(BackendError.notBuiltIn(self))")
+            trap("BackendKind.factory: \(BackendError.notBuiltIn(self))")
         }
         return factory
     }
@@ -63,7 +63,7 @@ extension Loop {
             if let loop = currentIfCreated { return loop }
             return try current(creatingWith: BackendKind.default.factory)
         } catch {
-            fatalError("RunLoopKit: cannot create this thread's loop: \(error)")
+            trap("RunLoopKit: cannot create this thread's loop: \(error)")
         }
     }
 
@@ -76,7 +76,7 @@ extension Loop {
         do {
             return try main(creatingWith: BackendKind.default.factory)
         } catch {
-            fatalError("RunLoopKit: cannot create the main loop: \(error)")
+            trap("RunLoopKit: cannot create the main loop: \(error)")
         }
     }
 

@@ -46,8 +46,8 @@ final class MainLoopExecutor: MainExecutor {
     /// serve the queue (inside a `DispatchQueue.main` block, where a nested run would return
     /// at once and never sleep).
     func runUntil(_ condition: () -> Bool) throws {
-        precondition(
-            Loop.isOnMainThread,
+        trap(
+            unless: Loop.isOnMainThread,
             "RunLoopKit: the main actor's executor (the main loop) can only be run on the main thread")
         let loop = Loop.main
         withoutActuallyEscaping(condition) { condition in
@@ -66,8 +66,8 @@ final class MainLoopExecutor: MainExecutor {
             }
             while !run.shouldEnd {
                 let result = loop.run(.default)
-                precondition(
-                    result != .finished,
+                trap(
+                    unless: result != .finished,
                     "RunLoopKit: the main actor's executor cannot run the main loop here: its default mode serves nothing (inside a DispatchQueue.main block?)"
                 )
             }
@@ -90,7 +90,7 @@ final class MainLoopExecutor: MainExecutor {
     /// Traps unless called on the main thread: code isolated to the main actor runs nowhere
     /// else.
     func checkIsolated() {
-        precondition(Loop.isOnMainThread, "RunLoopKit: expected to run on the main thread (the main actor)")
+        trap(unless: Loop.isOnMainThread, "RunLoopKit: expected to run on the main thread (the main actor)")
     }
 
     /// Whether the caller runs on the main thread, where the main actor's jobs run.

@@ -1,4 +1,5 @@
 import CGLib
+import Glibc
 import RunLoopKit
 import RunLoopKitGLib
 import TestSupport
@@ -123,4 +124,60 @@ struct AttachmentTests {
             #expect(g_main_context_pending(context) == 0)
         }
     }
+
+    /// The loop's thread ended while attached, which ended the attachment: `detach()` afterwards
+    /// does nothing, as its documentation says, on the thread that made the loop and on any
+    /// other (no thread is the loop's own any more). An exit test: the defect was a trap.
+    @Test("detach after the loop's thread ended does nothing, on any thread", arguments: embeddableBackends.map(\.name))
+    func detachAfterLoopEnded(_ name: String) async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name] in
+            let backend = BackendKind(rawValue: name)!
+            let context = g_main_context_new()!
+            let reference = GLibMainContext(context)
+            let attachment = try onOwnLoop(backend) { loop in try loop.attach(to: reference) }
+            guard !attachment.isAttached else { fatalError("still attached after the loop's thread ended") }
+            attachment.detach()
+            attachment.detach()
+            let other = try JoinableThread { attachment.detach() }
+            guard other.join(within: .seconds(20)) else { fatalError("the other thread's detach did not return") }
+            guard !attachment.isAttached, g_main_context_pending(context) == 0 else {
+                fatalError("the detaches changed something")
+            }
+            g_main_context_unref(context)
+            writeToStandardError("detached quietly\n")
+        }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("detached quietly"), "\(errors)")
+    }
+
+    /// The check the fix above must keep: while the attachment lasts, a detach on another thread
+    /// than the loop's traps with its message.
+    @Test("detach on another thread while attached traps with its message", arguments: embeddableBackends.map(\.name))
+    func detachOnAnotherThreadTraps(_ name: String) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name] in
+            let backend = BackendKind(rawValue: name)!
+            let attached = Lock<GLibAttachment?>(nil)
+            let made = Latch()
+            try spawnThread {
+                do {
+                    let loop = try Loop.current(backend: backend)
+                    attached.withLock { $0 = try? loop.attach(to: .default) }
+                } catch {}
+                made.open()
+                // The loop's thread stays, attached, for the rest of the child process.
+                while true { pause() }
+            }
+            guard made.wait(for: .seconds(20)), let attachment = attached.withLock({ $0 }), attachment.isAttached else {
+                fatalError("no attached loop")
+            }
+            attachment.detach()
+        }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("GLibAttachment.detach() called on a thread that is not"), "\(errors)")
+    }
+}
+
+/// Writes `text` to standard error, unbuffered (an exit test's child reports through it).
+private func writeToStandardError(_ text: String) {
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }

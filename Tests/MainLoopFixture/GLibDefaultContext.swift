@@ -1,5 +1,9 @@
 #if GLib
 internal import CGLib
+import Dispatch
+import Glibc
+import RunLoopKit
+import Synchronization
 
 /// A Swift closure as a one-shot GLib callback (it returns `G_SOURCE_REMOVE`).
 private final class OneShot {
@@ -20,5 +24,104 @@ func addGLibIdle(_ body: @escaping () -> Void) {
 /// `g_timeout_add` on GLib's default context.
 func addGLibTimeout(milliseconds: UInt32, _ body: @escaping () -> Void) {
     g_timeout_add(milliseconds, runOnce, Unmanaged.passRetained(OneShot(body)).toOpaque())
+}
+
+/// What the functions that worker threads hand to `g_main_context_invoke(NULL, …)` found where
+/// they ran. Made before the workers start and kept until the scenario ends; functions reach it
+/// through their data pointer.
+private final class InvokeRecord: Sendable {
+    let mainThread: pthread_t
+    let total: Int
+    let loop: Loop
+    /// Functions that ran.
+    let ran = Atomic<Int>(0)
+    /// Functions that ran on a thread other than the main thread (the context's owner).
+    let elsewhere = Atomic<Int>(0)
+    /// Functions that ran where `g_main_context_is_owner(NULL)` was false.
+    let notOwner = Atomic<Int>(0)
+    /// Functions that ran while another function, or the main thread's callout, was running.
+    let overlapping = Atomic<Int>(0)
+    /// Functions running now, plus one while the main thread is in the stress's callout.
+    let running = Atomic<Int>(0)
+
+    init(total: Int, loop: Loop) {
+        mainThread = pthread_self()
+        self.total = total
+        self.loop = loop
+    }
+}
+
+/// The function workers invoke: records where it runs; the last one stops the loop.
+private let recordInvocation: GSourceFunc = { data in
+    let record = Unmanaged<InvokeRecord>.fromOpaque(data!).takeUnretainedValue()
+    if record.running.add(1, ordering: .sequentiallyConsistent).newValue != 1 {
+        record.overlapping.add(1, ordering: .sequentiallyConsistent)
+    }
+    if pthread_equal(pthread_self(), record.mainThread) == 0 {
+        record.elsewhere.add(1, ordering: .sequentiallyConsistent)
+    }
+    if g_main_context_is_owner(nil) == 0 { record.notOwner.add(1, ordering: .sequentiallyConsistent) }
+    record.running.subtract(1, ordering: .sequentiallyConsistent)
+    if record.ran.add(1, ordering: .sequentiallyConsistent).newValue == record.total { record.loop.stop() }
+    return 0 // G_SOURCE_REMOVE: once.
+}
+
+/// Whether the main thread owns GLib's default context here.
+private var ownsDefaultContext: Bool { g_main_context_is_owner(nil) != 0 }
+
+/// Loop.main on GLib owns the default context for the whole of each run, inside its callouts
+/// (a timer, a main-queue block, a nested run, a `@MainActor` task) too, and releases it when
+/// the run ends; so `g_main_context_invoke(NULL, f, …)` from worker threads — made while the
+/// main thread is busy in a callout, then while the loop waits and dispatches — runs every `f`
+/// on the main thread, one at a time, never on the worker. A chain: each step is caused by the
+/// one before.
+func invokeOwnershipScenario(_ loop: Loop, trace: @escaping @Sendable (String) -> Void) throws {
+    let workers = 4
+    let perWorker = 500
+    let record = InvokeRecord(total: workers * perWorker * 2, loop: loop)
+    let keepAlive = try Loop.Timer(after: .seconds(60)) { _ in }
+    loop.add(keepAlive, to: .default)
+    defer { keepAlive.invalidate() }
+    // Stress: a timer's callout waits until every worker made its first half of invokes, so
+    // those are all made while the main thread is busy in the callout; the second half races
+    // the loop's waits and dispatches.
+    @Sendable func stress() {
+        let firstHalves = DispatchSemaphore(value: 0)
+        record.running.add(1, ordering: .sequentiallyConsistent)
+        for _ in 0..<workers {
+            let thread = try! PThread.spawn {
+                let data = Unmanaged.passUnretained(record).toOpaque()
+                for index in 0..<(perWorker * 2) {
+                    g_main_context_invoke(nil, recordInvocation, data)
+                    if index == perWorker - 1 { firstHalves.signal() }
+                }
+            }
+            thread.detach()
+        }
+        for _ in 0..<workers where firstHalves.wait(timeout: .now() + .seconds(20)) != .success {
+            trace("a worker did not make its invokes within 20 s")
+        }
+        record.running.subtract(1, ordering: .sequentiallyConsistent)
+    }
+    let first = try Loop.Timer(after: .milliseconds(1)) { _ in
+        trace("owner in a timer: \(ownsDefaultContext)")
+        DispatchQueue.main.async {
+            trace("owner in a main queue block: \(ownsDefaultContext)")
+            loop.run(.default, timeout: .zero)
+            trace("owner after a nested run: \(ownsDefaultContext)")
+            Task { @MainActor in
+                trace("owner in a main actor task: \(ownsDefaultContext)")
+                loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in stress() }, to: .default)
+            }
+        }
+    }
+    loop.add(first, to: .default)
+    trace("run: \(loop.run(timeout: .seconds(60)))")
+    trace("owner after the run: \(ownsDefaultContext)")
+    let ran = record.ran.load(ordering: .sequentiallyConsistent)
+    trace("invoked: \(ran) of \(record.total)")
+    trace("ran on another thread: \(record.elsewhere.load(ordering: .sequentiallyConsistent))")
+    trace("ran without owning the context: \(record.notOwner.load(ordering: .sequentiallyConsistent))")
+    trace("ran while main-thread code ran: \(record.overlapping.load(ordering: .sequentiallyConsistent))")
 }
 #endif

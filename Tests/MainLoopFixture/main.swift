@@ -136,6 +136,9 @@ case "glib-default-context":
     trace("run: \(loop.run(timeout: .seconds(30)))")
     keepAlive.invalidate()
 
+case "glib-invoke-ownership":
+    try invokeOwnershipScenario(loop, trace: trace)
+
 #endif
 case "sandbox-epoll_pwait2":
     // epoll_pwait2 answers EPERM: the loop waits with epoll_wait instead, timers still fire.

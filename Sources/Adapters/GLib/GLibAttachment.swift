@@ -34,11 +34,16 @@ public final class GLibAttachment: Sendable {
     /// Called from one of the loop's callbacks, the current pass finishes first. Idempotent:
     /// later calls do nothing. The loop can be attached again afterwards.
     ///
-    /// Call it on the loop's thread (the context's): a detach from another thread could not
-    /// know whether a dispatch is running there; it traps with a message.
+    /// Call it on the loop's thread (the context's): a detach from another thread while the
+    /// attachment lasts could not know whether a dispatch is running there; it traps with a
+    /// message. Once the attachment has ended (``isAttached`` is false: detached already, or
+    /// the loop's thread ended, which destroyed the source), a call does nothing, on any thread.
     public func detach() {
-        precondition(
-            loop.isOnOwnThread,
+        // Ended already: nothing to do, and nothing to check (after the loop's thread ended,
+        // no thread is the loop's own).
+        guard isAttached else { return }
+        trap(
+            unless: loop.isOnOwnThread,
             "GLibAttachment.detach() called on a thread that is not \(loop)'s own; detach on the thread that iterates the context"
         )
         guard let source = registry.take(generation: generation) else { return }

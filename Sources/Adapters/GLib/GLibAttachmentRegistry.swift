@@ -35,7 +35,7 @@ final class GLibAttachmentRegistry: LoopAttachment {
     /// Records `source` (and the reference the caller hands over) as attached; its generation.
     func record(_ source: UnsafeMutablePointer<GSource>) -> UInt64 {
         state.withLock { state in
-            precondition(state.attached == nil, "GLibAttachmentRegistry: a source is attached already")
+            trap(unless: state.attached == nil, "GLibAttachmentRegistry: a source is attached already")
             state.generations += 1
             state.attached = Attached(source: source, generation: state.generations)
             return state.generations

@@ -37,11 +37,11 @@ extension Loop {
     public func attach(
         to context: GLibMainContext = .default, mode: Mode = .default, priority: GLibPriority = .default
     ) throws(GLibAttachError) -> GLibAttachment {
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.attach(to:mode:priority:) called on a thread that is not \(self)'s own; attach on the thread that iterates the context"
         )
-        precondition(mode != .common, "Loop.attach(to:mode:priority:): .common is a set of modes, not a mode to serve")
+        trap(unless: mode != .common, "Loop.attach(to:mode:priority:): .common is a set of modes, not a mode to serve")
         let descriptor: Int32
         do {
             descriptor = try hostDescriptor()

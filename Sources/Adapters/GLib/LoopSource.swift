@@ -81,8 +81,8 @@ private func prepareLoopSource(
     -> gboolean
 {
     let state = LoopSource.state(of: source!)
-    precondition(
-        state.loop.isOnOwnThread,
+    trap(
+        unless: state.loop.isOnOwnThread,
         "RunLoopKitGLib: a GMainContext that \(state.loop) is attached to is iterated on a thread that is not the loop's own; iterate it on the loop's thread"
     )
     let wait = state.loop.prepareForHost(in: state.mode)

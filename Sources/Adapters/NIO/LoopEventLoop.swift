@@ -49,13 +49,14 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
 
     /// Traps, naming the loop, unless called where ``inEventLoop`` holds.
     public func preconditionInEventLoop(file: StaticString, line: UInt) {
-        precondition(inEventLoop, "expected to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
+        trap(unless: inEventLoop, "expected to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
     }
 
     /// Traps, naming the loop, if called where ``inEventLoop`` holds.
     public func preconditionNotInEventLoop(file: StaticString, line: UInt) {
-        precondition(
-            !inEventLoop, "expected not to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
+        trap(
+            unless: !inEventLoop, "expected not to run on \(loop)'s thread (its NIO event loop)", file: file, line: line
+        )
     }
 
     // MARK: - Immediate work

@@ -36,7 +36,7 @@ final class ScheduledLoopTask<T>: PendingScheduledTask {
         do {
             timer = try Loop.Timer(fireAt: DeadlineConversion.instant(for: deadline)) { [self] _ in fire() }
         } catch {
-            preconditionFailure("LoopEventLoop.scheduleTask: a one-shot timer without tolerance was refused: \(error)")
+            trap("LoopEventLoop.scheduleTask: a one-shot timer without tolerance was refused: \(error)")
         }
         let armed: Bool = phase.withLock { phase in
             guard case .pending = phase else { return false }

@@ -261,6 +261,30 @@ public protocol Backend: AnyObject {
     /// Only read when ``servesOwnSources`` is true, with the backend lock held; the default is
     /// `false`.
     var hasOwnSourcesReady: Bool { get }
+
+    /// A run of the loop begins (nested runs included): called on the loop's thread, with the
+    /// backend lock held, before the run's entry observers; every call is matched by one
+    /// ``runDidEnd()``, in nesting order. The GLib backend acquires its context here, as
+    /// `g_main_loop_run` does. Only called when ``servesOwnSources`` is true; the default does
+    /// nothing.
+    func runWillBegin()
+
+    /// The run that the latest unmatched ``runWillBegin()`` began has ended: called on the
+    /// loop's thread, with the backend lock held, after the run's exit observers. Only called
+    /// when ``servesOwnSources`` is true; the default does nothing.
+    func runDidEnd()
+
+    /// A loop other than the main loop was created over this backend and bound to the calling
+    /// thread, its own (the main loop, which may be created on any thread, never gets this
+    /// call): called once, with the backend lock held, before any run. The GLib backend makes
+    /// its context the thread's default here. Only called when ``servesOwnSources`` is true;
+    /// the default does nothing.
+    func loopDidBindToOwnThread()
+
+    /// The loop's thread is exiting and the loop is being torn down: called on that thread, with
+    /// the backend lock held, after the loop's sources were told and before the backend is
+    /// released. Only called when ``servesOwnSources`` is true; the default does nothing.
+    func loopWillEnd()
 }
 
 /// Whether a host event loop (GLib's, libuv's, a `poll(2)` loop) can wait for a backend.
@@ -305,4 +329,16 @@ extension Backend {
 
     /// Nothing ready.
     public var hasOwnSourcesReady: Bool { false }
+
+    /// Nothing to do.
+    public func runWillBegin() {}
+
+    /// Nothing to do.
+    public func runDidEnd() {}
+
+    /// Nothing to do.
+    public func loopDidBindToOwnThread() {}
+
+    /// Nothing to do.
+    public func loopWillEnd() {}
 }

@@ -45,9 +45,9 @@ public struct BackendKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     ///   taken for it returns the built-in kind (`BackendKind.epoll`, say) instead. A refused name is a
     ///   programming error and traps with a message.
     public init(name: String) {
-        precondition(!name.isEmpty, "BackendKind(name:): a backend's name must not be empty")
-        precondition(
-            !Self.builtInNames.contains(name),
+        trap(unless: !name.isEmpty, "BackendKind(name:): a backend's name must not be empty")
+        trap(
+            unless: !Self.builtInNames.contains(name),
             "BackendKind(name:): \"\(name)\" is the name of one of RunLoopKit's own backends; use BackendKind.\(name)")
         self.name = name
         self.isRunLoopKits = false

@@ -15,7 +15,7 @@ extension Loop {
     public func perform(
         after delay: Duration, in modes: ModeSet = [.common], _ block: @escaping @Sendable () -> Void
     ) -> Timer {
-        precondition(!modes.isEmpty, "Loop.perform(after:in:_:) with no mode: the block could never run")
+        trap(unless: !modes.isEmpty, "Loop.perform(after:in:_:) with no mode: the block could never run")
         // A non-negative tolerance and no interval: this cannot throw.
         let timer = try! Timer(fireAt: now + max(delay, .zero)) { _ in block() }
         for mode in modes.modes { add(timer, to: mode) }

@@ -18,7 +18,7 @@ extension Loop {
     /// Write the modes as a literal, `perform(in: [.default]) { … }`: that costs no more
     /// than ``perform(_:)`` (see ``ModeSet``).
     public func perform(in modes: ModeSet, _ block: consuming @escaping @Sendable () -> Void) {
-        precondition(!modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
+        trap(unless: !modes.isEmpty, "Loop.perform(in:_:) with no mode: the block could never run")
         enqueue(PendingBlock(modes: BlockModes(modes), body: block))
     }
 

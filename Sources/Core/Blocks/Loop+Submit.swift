@@ -41,7 +41,7 @@ extension Loop {
     ) async throws(SubmitError) -> sending Value {
         switch await submitOutcome(body) {
         case let .value(value): return value
-        case .thrown: preconditionFailure("Loop.submit(_:): a block that does not throw threw")
+        case .thrown: trap("Loop.submit(_:): a block that does not throw threw")
         case let .notRun(error): throw error
         }
     }

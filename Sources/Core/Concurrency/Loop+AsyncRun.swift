@@ -28,13 +28,13 @@ extension Loop {
         _ mode: Mode = .default,
         _ body: @escaping @MainActor @Sendable () async throws -> Result
     ) throws -> Result {
-        precondition(isMain, "Loop.run(_:_:) with an async body runs the main loop only; \(self) is not it")
-        precondition(
-            commonModes.contains(mode),
+        trap(unless: isMain, "Loop.run(_:_:) with an async body runs the main loop only; \(self) is not it")
+        trap(
+            unless: commonModes.contains(mode),
             "Loop.run(_:_:): \(mode) is not a common mode, so the main actor cannot run in it")
         // Checked before the body's task exists, not when the loop first runs.
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.run(_:_:) with an async body called off the main thread; a loop runs only on its own thread")
         let outcome = Lock<Swift.Result<Result, any Error>?>(nil)
         let task = Task { @MainActor in

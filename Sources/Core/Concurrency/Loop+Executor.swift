@@ -19,6 +19,6 @@ extension Loop: SerialExecutor, TaskExecutor {
     /// Traps unless called on the loop's own thread: code isolated to a loop-backed actor
     /// runs nowhere else.
     public func checkIsolated() {
-        precondition(isOnOwnThread, "expected to run on \(self)'s thread (the executor of this actor)")
+        trap(unless: isOnOwnThread, "expected to run on \(self)'s thread (the executor of this actor)")
     }
 }

@@ -52,7 +52,7 @@ extension Loop: SchedulingExecutor {
     /// (Dispatch's global executor) is a scheduling one.
     private var platformScheduler: any SchedulingExecutor {
         guard let scheduler = PlatformExecutorFactory.defaultExecutor as? any SchedulingExecutor else {
-            preconditionFailure("RunLoopKit: the platform's default executor cannot schedule a job for later")
+            trap("RunLoopKit: the platform's default executor cannot schedule a job for later")
         }
         return scheduler
     }
@@ -107,7 +107,7 @@ private final class PendingSleepJob: Sendable {
         self.job = Lock(job)
         handOff = { job in
             guard let scheduler = PlatformExecutorFactory.defaultExecutor as? any SchedulingExecutor else {
-                preconditionFailure("RunLoopKit: the platform's default executor cannot schedule a job for later")
+                trap("RunLoopKit: the platform's default executor cannot schedule a job for later")
             }
             scheduler.enqueue(ExecutorJob(job), at: instant, tolerance: tolerance, clock: clock)
         }

@@ -108,11 +108,11 @@ extension Loop {
     ///   message, as a mode to run).
     /// - Returns: the wait: until when the host may sleep.
     public func prepareForHost(in mode: Mode = .default) -> HostWait {
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.prepareForHost(in:) called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
         )
-        precondition(mode != .common, "Loop.prepareForHost(in:): .common is a set of modes, not a mode to serve")
+        trap(unless: mode != .common, "Loop.prepareForHost(in:): .common is a set of modes, not a mode to serve")
         endHostWait()
         bindMainQueueIfMain()
         syncDescriptors(for: mode)
@@ -120,7 +120,7 @@ extension Loop {
             do {
                 try backend.prepareForHostWait()
             } catch {
-                preconditionFailure("RunLoopKit: \(backend.kind) could not prepare for a host's wait: \(error)")
+                trap("RunLoopKit: \(backend.kind) could not prepare for a host's wait: \(error)")
             }
         }
         let now = self.now
@@ -179,12 +179,12 @@ extension Loop {
     ///   consumed all the same).
     @discardableResult
     public func dispatchForHost() -> RunResult {
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.dispatchForHost() called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
         )
         guard let (mode, _) = local.hostWait else {
-            preconditionFailure("Loop.dispatchForHost() called without Loop.prepareForHost(in:) before it on \(self)")
+            trap("Loop.dispatchForHost() called without Loop.prepareForHost(in:) before it on \(self)")
         }
         endHostWait()
         let result = run(mode, timeout: .zero, returnAfterSourceHandled: false, drainsBackend: true)
@@ -207,8 +207,8 @@ extension Loop {
     /// would keep making the descriptor readable for a host that no longer looks). Does
     /// nothing when no wait is prepared. On the loop's own thread.
     public func cancelHostWait() {
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.cancelHostWait() called on a thread that is not \(self)'s own; a host drives a loop on the loop's own thread"
         )
         endHostWait()
@@ -251,7 +251,7 @@ extension Loop {
             do {
                 _ = try backend.wait(timeout: .zero, into: &local.events)
             } catch {
-                preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
+                trap("RunLoopKit: \(backend.kind) wait failed: \(error)")
             }
             local.events.removeAll(keepingCapacity: true)
         }

@@ -41,7 +41,7 @@ struct HandlerIsolation: Sendable {
     /// handler. `operation` names the call refused (`Loop.add(_:to:)`).
     func admit(_ item: some CustomStringConvertible, to loop: Loop, by operation: StaticString) {
         if let reason = refusal(by: loop) {
-            preconditionFailure("\(operation): \(item) \(reason); \(loop) cannot run it")
+            trap("\(operation): \(item) \(reason); \(loop) cannot run it")
         }
     }
 
@@ -52,7 +52,7 @@ struct HandlerIsolation: Sendable {
     func checked<each Argument>(
         _ call: @escaping @Sendable (repeat each Argument) -> Void
     ) -> @Sendable (repeat each Argument) -> Void {
-        guard let actor else { preconditionFailure("HandlerIsolation.checked(_:): the handler is nonisolated") }
+        guard let actor else { trap("HandlerIsolation.checked(_:): the handler is nonisolated") }
         return { (argument: repeat each Argument) in
             actor.preconditionIsolated("RunLoopKit: a handler isolated to \(actor) was called off that actor")
             call(repeat each argument)

@@ -10,7 +10,7 @@ extension Loop {
         observer.loop.withLock { binding in
             guard observer.isValid else { return }
             if binding.isBound, let owner = binding.loop.loop, owner !== self {
-                preconditionFailure(
+                trap(
                     "Loop.add(_:to:): \(observer) already belongs to \(owner); an observer can be added to one loop only"
                 )
             }

@@ -179,7 +179,7 @@ extension Loop {
             self.scheduleCallback = nil
             self.cancelCallback = cancel
             switch kind {
-            case .signalled: preconditionFailure("Source(version1:cancel:) takes a descriptor or a port")
+            case .signalled: trap("Source(version1:cancel:) takes a descriptor or a port")
             case let .descriptor(fd, _, _), let .port(fd, _, _): self.fileIdentity = FileIdentity(of: fd)
             }
         }

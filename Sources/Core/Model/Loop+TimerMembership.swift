@@ -19,7 +19,7 @@ extension Loop {
         let wake: Bool = timer.state.withLock { timerState in
             guard timer.isValid else { return false }
             if timerState.isBound, let owner = timerState.loop.loop, owner !== self {
-                preconditionFailure(
+                trap(
                     "Loop.add(_:to:): \(timer) already belongs to \(owner); a timer can be added to one loop only")
             }
             timerState.isBound = true

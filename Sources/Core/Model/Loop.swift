@@ -74,7 +74,7 @@ public final class Loop: Sendable, CustomStringConvertible {
     ///
     /// Traps if the thread already has a loop.
     package static func makeBoundToCurrentThread(backend: any Backend, clock: LoopClock) -> Loop {
-        precondition(currentIfCreated == nil, "Loop.makeBoundToCurrentThread: this thread already has a loop")
+        trap(unless: currentIfCreated == nil, "Loop.makeBoundToCurrentThread: this thread already has a loop")
         let loop = Loop(backend: backend, isMain: false, clock: clock)
         ThreadBinding.bind(loop)
         return loop

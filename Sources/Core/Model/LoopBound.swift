@@ -52,7 +52,7 @@ public struct LoopBound<Value>: @unchecked Sendable {
 /// running a loop off its thread does, L3).
 func checkOnLoopThread<Value>(_ loop: Loop, _ what: String, _ type: Value.Type) {
     guard !loop.isOnOwnThread else { return }
-    preconditionFailure(
+    trap(
         "\(what) (\(type)) touched on \(ThreadIdentity.current), but only \(loop)'s thread, "
             + "\(loop.ownerThreadDescription), may touch it")
 }

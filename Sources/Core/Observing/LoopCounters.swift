@@ -31,8 +31,8 @@ final class LoopCounters: Sendable {
     let descriptorEvents = Atomic<UInt64>(0)
 
     init() {
-        precondition(
-            WakeupReason.allCases.count == wakeups.count,
+        trap(
+            unless: WakeupReason.allCases.count == wakeups.count,
             "LoopCounters: one wakeup counter per WakeupReason (\(WakeupReason.allCases.count)), not \(wakeups.count)")
     }
 

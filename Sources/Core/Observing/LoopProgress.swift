@@ -40,8 +40,8 @@ final class LoopProgress: Sendable {
     static var stampedBit: UInt64 { 1 << UInt64(phaseBits + calloutBits) }
 
     init() {
-        precondition(
-            Loop.progressFieldsFit,
+        trap(
+            unless: Loop.progressFieldsFit,
             "LoopProgress: a PassPhase or CalloutKind case does not fit its \(LoopProgress.phaseBits)- or \(LoopProgress.calloutBits)-bit field; widen the field"
         )
     }

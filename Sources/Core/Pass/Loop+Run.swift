@@ -22,8 +22,8 @@ extension Loop {
     public func run(
         _ mode: Mode = .default, timeout: Duration? = nil, returnAfterSourceHandled: Bool = false
     ) -> RunResult {
-        precondition(
-            isOnOwnThread,
+        trap(
+            unless: isOnOwnThread,
             "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread"
         )
         return run(mode, timeout: timeout, returnAfterSourceHandled: returnAfterSourceHandled, drainsBackend: false)
@@ -68,6 +68,9 @@ extension Loop {
         // [R2] Entry; a stop() made by now (from an entry observer or another thread) ends the
         // run before its first pass. The lock is taken only when a stop was requested since the
         // run was recorded: the count of stops says so without it.
+        // [G3] A backend with sources of its own hears of the run first (GLib's acquires its
+        // context for the run), and last.
+        if backendServesOwnSources { _ = registrar.withBackend { $0.runWillBegin() } }
         notifyObservers(.entry, in: mode)
         let maybeStopped = hints.stopRequests() != stopsAtEntry
         var result: RunResult? = maybeStopped && state.withLock { $0.runs.last!.stopped } ? .stopped : nil
@@ -76,6 +79,7 @@ extension Loop {
         }
         // [R10] Exit.
         notifyObservers(.exit, in: mode)
+        if backendServesOwnSources { _ = registrar.withBackend { $0.runDidEnd() } }
         state.withLock { state in
             state.runs.removeLast()
             // [W2] A wake still pending dies with the run that it was for; under the lock, so

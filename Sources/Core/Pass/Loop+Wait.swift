@@ -99,7 +99,7 @@ extension Loop {
             } catch {
                 // Interrupts, old kernels and sandboxes are handled by the backends; what is
                 // left is a broken invariant (a closed epoll descriptor, say).
-                preconditionFailure("RunLoopKit: \(backend.kind) wait failed: \(error)")
+                trap("RunLoopKit: \(backend.kind) wait failed: \(error)")
             }
             guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
             // The backend's own sources (GLib's) became ready: the pass dispatches them.

@@ -226,8 +226,8 @@ struct PassHints: ~Copyable, Sendable {
     @inline(__always)
     private func assertStateLocked() {
         #if DEBUG
-        precondition(
-            LockOrderCheck.holds(.loopState),
+        trap(
+            unless: LockOrderCheck.holds(.loopState),
             "RunLoopKit: a pass hint was changed without the loop's state lock (see PassHints)")
         #endif
     }

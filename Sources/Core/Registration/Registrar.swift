@@ -53,7 +53,7 @@ final class Registrar: @unchecked Sendable {
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
         let result = pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
-        precondition(result == 0, "RunLoopKit: pthread_mutex_init failed (\(result))")
+        trap(unless: result == 0, "RunLoopKit: pthread_mutex_init failed (\(result))")
     }
 
     deinit {

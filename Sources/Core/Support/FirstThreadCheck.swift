@@ -13,7 +13,7 @@ struct FirstThreadCheck: ~Copyable, Sendable {
     func check(_ message: @autoclosure () -> String) {
         let me = UInt(pthread_self())
         let (bound, current) = owner.compareExchange(expected: 0, desired: me, ordering: .relaxed)
-        precondition(bound || current == me, message())
+        trap(unless: bound || current == me, message())
     }
 }
 #endif

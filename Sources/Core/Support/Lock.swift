@@ -75,7 +75,7 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
             #endif
             let result = pthread_mutex_init(mutex, &attributes)
             pthread_mutexattr_destroy(&attributes)
-            precondition(result == 0, "RunLoopKit: pthread_mutex_init failed (\(result))")
+            trap(unless: result == 0, "RunLoopKit: pthread_mutex_init failed (\(result))")
         }
         return storage
     }
@@ -92,12 +92,12 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         try withUnsafeMutablePointers { value, mutex throws(Failure) in
             #if DEBUG
             let locked = pthread_mutex_lock(mutex)
-            precondition(
-                locked == 0,
+            trap(
+                unless: locked == 0,
                 "RunLoopKit: a lock was taken again by the thread that holds it, which would deadlock (\(locked))")
             defer {
                 let unlocked = pthread_mutex_unlock(mutex)
-                precondition(unlocked == 0, "RunLoopKit: a lock was released by a thread that does not hold it")
+                trap(unless: unlocked == 0, "RunLoopKit: a lock was released by a thread that does not hold it")
             }
             #else
             pthread_mutex_lock(mutex)

@@ -46,7 +46,7 @@ enum LockOrderCheck {
         let result = pthread_key_create(&key) { pointer in
             if let pointer { Unmanaged<Held>.fromOpaque(pointer).release() }
         }
-        precondition(result == 0, "RunLoopKit: pthread_key_create failed (\(result))")
+        trap(unless: result == 0, "RunLoopKit: pthread_key_create failed (\(result))")
         return key
     }()
 
@@ -61,8 +61,8 @@ enum LockOrderCheck {
     static func willAcquire(_ rank: LockRank, recursive: Bool = false) {
         let held = self.held
         if let latest = held.ranks.max() {
-            precondition(
-                latest < rank || (recursive && latest == rank),
+            trap(
+                unless: latest < rank || (recursive && latest == rank),
                 "RunLoopKit: lock order broken: taking the \(rank) lock while holding the \(latest) lock (the order is backend, item, loop state, block queue; see LockRank)"
             )
         }

@@ -30,7 +30,7 @@ final class LoopAttachments: Sendable {
         let (attachment, isNewAfterEnd): (T, Bool) = table.withLock { table in
             if let existing = table.entries[key]?.object {
                 guard let existing = existing as? T else {
-                    preconditionFailure(
+                    trap(
                         "Loop.attachment(_:orMake:): the key is used for \(type(of: existing)), not \(T.self)")
                 }
                 return (existing, false)

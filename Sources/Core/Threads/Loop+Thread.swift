@@ -31,6 +31,9 @@ extension Loop {
             ? try main(creatingWith: factory)
             : Loop(backend: try makeBackend(with: factory), isMain: false)
         ThreadBinding.bind(loop)
+        // [G4] On its own thread, from its creation: the GLib backend makes its context the
+        // thread's default.
+        if !loop.isMain, loop.backendServesOwnSources { _ = loop.registrar.withBackend { $0.loopDidBindToOwnThread() } }
         return loop
     }
 
@@ -91,10 +94,10 @@ extension Loop {
     /// until `body` returns (so that the descriptor has left the backend when its call
     /// returns). `body` must therefore never wait for such a thread, or both wait forever.
     public func withBackend<R>(_ body: (any Backend) throws -> R) rethrows -> R {
-        precondition(isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
+        trap(unless: isOnOwnThread, "Loop.withBackend(_:) called on a thread that is not \(self)'s own")
         // Under the backend lock: another thread may be unregistering a descriptor.
         guard let result = try registrar.withBackend(body) else {
-            preconditionFailure("Loop.withBackend(_:): \(self) was torn down when its thread exited")
+            trap("Loop.withBackend(_:): \(self) was torn down when its thread exited")
         }
         return result
     }
@@ -149,6 +152,8 @@ extension Loop {
             }
             source.makeQueuedCallouts()
         }
+        // [G4] Still on the loop's thread, before the backend goes.
+        if backendServesOwnSources { _ = registrar.withBackend { $0.loopWillEnd() } }
         registrar.tearDown()
         // Last, once nothing queued can run any more: an attachment may fail what waits on it.
         attachments.loopDidEnd()
@@ -165,7 +170,7 @@ enum ThreadBinding {
             let loop = Unmanaged<Loop>.fromOpaque(pointer).takeRetainedValue()
             loop.tearDown()
         }
-        precondition(result == 0, "RunLoopKit: pthread_key_create failed (\(result))")
+        trap(unless: result == 0, "RunLoopKit: pthread_key_create failed (\(result))")
         return key
     }()
 

@@ -17,8 +17,8 @@ extension LoopThread {
     /// running on the loop as its executor would wait for itself); it traps there with a
     /// message.
     public func finish() async {
-        precondition(
-            Loop.currentIfCreated !== loop,
+        trap(
+            unless: Loop.currentIfCreated !== loop,
             "LoopThread.finish() awaited on its own thread; it would wait for itself")
         beginFinishing()
         await ended.wait()

@@ -113,8 +113,9 @@ public final class LoopThread: Sendable {
     /// loop's own thread (it would wait for itself); it traps there with a message.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        precondition(
-            Loop.currentIfCreated !== loop, "LoopThread.stop() called on its own thread; it would wait for itself")
+        trap(
+            unless: Loop.currentIfCreated !== loop,
+            "LoopThread.stop() called on its own thread; it would wait for itself")
         finishLoop()
         if let handle = thread.withLock({ $0.take() }) {
             handle.join()

@@ -90,11 +90,11 @@ extension Loop {
             case .sent:
                 break
             case .full:
-                preconditionFailure(
+                trap(
                     "Loop.Port.send(_:): the port is full (capacity \(capacity ?? 0)); use trySend(_:) or sendWaitingForRoom(_:)"
                 )
             case .closed:
-                preconditionFailure("Loop.Port.send(_:): the port is closed")
+                trap("Loop.Port.send(_:): the port is closed")
             }
         }
 
