@@ -18,13 +18,15 @@ final class AfterEnd: Sendable {
         var hasEnded = false
         var isServing = false
         var queued: [@Sendable () -> Void] = []
-        var pending: [ObjectIdentifier: any PendingScheduledTask] = [:]
+        var pending: [UInt64: any PendingScheduledTask] = [:]
     }
 
     private let state = Lock(State())
     /// The thread serving work after the end (`pthread_self()`), 0 when none; written under
     /// `state`'s lock, read without it by ``isServing``.
     private let servingThread = Atomic<UInt>(0)
+    /// The last scheduled task's number: tasks are numbered in the order they are scheduled.
+    private let lastTaskID = Atomic<UInt64>(0)
 
     /// Whether the calling thread is serving work after the loop's end.
     var isServing: Bool {
@@ -32,19 +34,29 @@ final class AfterEnd: Sendable {
         return serving != 0 && serving == pthread_self()
     }
 
+    /// A number for a new scheduled task, greater than every earlier one's.
+    func nextTaskID() -> UInt64 {
+        lastTaskID.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
     /// Records a scheduled task until it runs or fails; false once the loop has ended (the
     /// caller fails it with `EventLoopError.shutdown`).
     func register(_ task: any PendingScheduledTask) -> Bool {
         state.withLock { state in
             guard !state.hasEnded else { return false }
-            state.pending[ObjectIdentifier(task)] = task
+            state.pending[task.id] = task
             return true
         }
     }
 
     /// Forgets a scheduled task that ran, was cancelled or failed.
     func unregister(_ task: any PendingScheduledTask) {
-        state.withLock { state in _ = state.pending.removeValue(forKey: ObjectIdentifier(task)) }
+        state.withLock { state in _ = state.pending.removeValue(forKey: task.id) }
+    }
+
+    /// The scheduled task numbered `id`, while it is pending.
+    func pendingTask(id: UInt64) -> (any PendingScheduledTask)? {
+        state.withLock { state in state.pending[id] }
     }
 
     /// Runs `task`, which the loop dropped: held until the loop has ended, then served.
@@ -59,8 +71,9 @@ final class AfterEnd: Sendable {
     }
 
     /// The loop has ended (on its thread, during its teardown): runs the work it dropped, then
-    /// fails the scheduled tasks still pending with `EventLoopError.shutdown`, as NIO's own
-    /// loops do when they shut down (immediate tasks run, scheduled ones fail).
+    /// fails the scheduled tasks still pending with `EventLoopError.shutdown` (a scheduled
+    /// callback's handler hears `didCancelScheduledCallback`), in the order they were due, as
+    /// NIO's own loops do when they shut down (immediate tasks run, scheduled ones fail).
     func end() {
         let pending: [any PendingScheduledTask] = state.withLock { state in
             state.hasEnded = true
@@ -70,7 +83,8 @@ final class AfterEnd: Sendable {
             return Array(state.pending.values)
         }
         while let batch = takeQueued(stoppingIfEmpty: false) { for task in batch { task() } }
-        for task in pending.sorted(by: { $0.deadline < $1.deadline }) { task.fail(EventLoopError.shutdown) }
+        let byDeadline = pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        for task in byDeadline { task.fail(EventLoopError.shutdown) }
         serveQueuedThenStop()
     }
 
@@ -100,10 +114,16 @@ final class AfterEnd: Sendable {
     }
 }
 
-/// A scheduled task as ``AfterEnd`` sees it: something to fail when the loop ends first.
+/// A scheduled task as ``AfterEnd`` sees it: something to fail when the loop ends first, or to
+/// cancel by its number.
 protocol PendingScheduledTask: AnyObject, Sendable {
     /// When the task is due.
     var deadline: NIODeadline { get }
+    /// Its number (``AfterEnd/nextTaskID()``): among tasks due at one deadline, the order they
+    /// were scheduled in.
+    var id: UInt64 { get }
     /// Fails the task with `error` unless it already ran, was cancelled or failed.
     func fail(_ error: EventLoopError)
+    /// Fails the task with `EventLoopError.cancelled` unless it already ran or failed.
+    func cancel()
 }

@@ -1,46 +1,61 @@
 import NIOCore
 import RunLoopKit
 
-/// A task given to ``LoopEventLoop/scheduleTask(deadline:_:)``: a one-shot loop timer in the
-/// common modes, and the promise it completes.
+/// What a scheduled task does when it comes due, and when it is cancelled or the loop ends
+/// first: a `scheduleTask` closure and its promise, or a `scheduleCallback` handler.
+protocol ScheduledWork: Sendable {
+    /// The task is due: runs it, on the loop's thread.
+    func run()
+    /// The task will never run: cancelled (`EventLoopError.cancelled`) or the loop ended first
+    /// (`EventLoopError.shutdown`).
+    func didNotRun(_ error: EventLoopError)
+}
+
+/// A task given to ``LoopEventLoop/scheduleTask(deadline:_:)`` or
+/// ``LoopEventLoop/scheduleCallback(at:handler:)``: a one-shot loop timer in the common modes, and
+/// the work it runs.
 ///
 /// Exactly one of running, cancelling and failing at the loop's end wins (decided under the
 /// task's lock): a cancel that races the timer's callback on another thread either stops the
 /// task from running or comes too late and has no effect, as NIO's `Scheduled.cancel()` allows.
-final class ScheduledLoopTask<T>: PendingScheduledTask {
+/// The winner takes the work out of the task, so once the task is done its closure and all it
+/// captures are released, though the `Scheduled` handle, which holds this object, lives on (as
+/// NIO's loops release a cancelled task's closure at once).
+final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
     private enum Phase {
-        /// Not run yet; the timer armed for it, if any (the timer's callback holds this
-        /// object, so it is dropped here once the task is done: no cycle outlives it).
-        case pending(Loop.Timer?)
+        /// Not run yet: the work, and the timer armed for it, if any (the timer's callback holds
+        /// this object, so the timer is dropped here once the task is done: no cycle outlives
+        /// it).
+        case pending(Work, Loop.Timer?)
         case done
     }
 
     let deadline: NIODeadline
-    private let body: @Sendable () throws -> T
-    private let promise: EventLoopPromise<T>
+    let id: UInt64
     private let loop: Loop
     private let afterEnd: AfterEnd
-    private let phase = Lock(Phase.pending(nil))
+    private let phase: Lock<Phase>
 
-    init(
-        deadline: NIODeadline, body: @escaping @Sendable () throws -> T, promise: EventLoopPromise<T>, loop: Loop,
-        afterEnd: AfterEnd
-    ) {
-        (self.deadline, self.body, self.promise, self.loop, self.afterEnd) = (deadline, body, promise, loop, afterEnd)
+    init(deadline: NIODeadline, work: Work, loop: Loop, afterEnd: AfterEnd) {
+        (self.deadline, self.loop, self.afterEnd) = (deadline, loop, afterEnd)
+        self.id = afterEnd.nextTaskID()
+        self.phase = Lock(.pending(work, nil))
     }
 
-    /// Adds a timer at the loop-clock instant of ``deadline`` to the loop's common modes,
-    /// unless the task is done.
-    func arm() {
+    /// Adds a timer at the loop-clock instant of ``deadline`` (or at `instant`) to the loop's
+    /// common modes, unless the task is done.
+    func arm(at instant: ContinuousClock.Instant? = nil) {
         let timer: Loop.Timer
         do {
-            timer = try Loop.Timer(fireAt: DeadlineConversion.instant(for: deadline)) { [self] _ in fire() }
+            timer = try Loop.Timer(fireAt: instant ?? DeadlineConversion.instant(for: deadline)) { [self] _ in
+                fire()
+            }
         } catch {
             trap("LoopEventLoop.scheduleTask: a one-shot timer without tolerance was refused: \(error)")
         }
         let armed: Bool = phase.withLock { phase in
-            guard case .pending = phase else { return false }
-            phase = .pending(timer)
+            guard case let .pending(work, _) = phase else { return false }
+            phase = .pending(work, timer)
             return true
         }
         // A cancel between here and `add` invalidates the timer first, and adding an
@@ -50,16 +65,47 @@ final class ScheduledLoopTask<T>: PendingScheduledTask {
     }
 
     /// The timer fired, on the loop's thread: runs the task unless it is done, or waits for the
-    /// rest of the deadline if the monotonic clock says it is not due yet (never early).
+    /// rest of the deadline if the monotonic clock says it is not due yet (never early; only
+    /// after a suspend the conversion has not seen yet).
     private func fire() {
-        guard NIODeadline.now() >= deadline else { return arm() }
-        let won: Bool = phase.withLock { phase in
-            guard case .pending = phase else { return false }
-            phase = .done
-            return true
-        }
-        guard won else { return }
+        guard NIODeadline.now() >= deadline else { return arm(at: DeadlineConversion.restOf(deadline)) }
+        guard let work = take() else { return }
         afterEnd.unregister(self)
+        work.run()
+    }
+
+    /// `Scheduled.cancel()`: the work hears `EventLoopError.cancelled` unless the task already
+    /// ran or failed.
+    func cancel() { fail(EventLoopError.cancelled) }
+
+    func fail(_ error: EventLoopError) {
+        let outcome: (work: Work, timer: Loop.Timer?)? = phase.withLock { phase in
+            guard case let .pending(work, timer) = phase else { return nil }
+            phase = .done
+            return (work, timer)
+        }
+        guard let outcome else { return }
+        outcome.timer?.invalidate()
+        afterEnd.unregister(self)
+        outcome.work.didNotRun(error)
+    }
+
+    /// The work, if this call is the one that ends the task.
+    private func take() -> Work? {
+        phase.withLock { phase in
+            guard case let .pending(work, _) = phase else { return nil }
+            phase = .done
+            return work
+        }
+    }
+}
+
+/// A `scheduleTask` closure and the promise its result completes.
+struct ScheduledClosure<T>: ScheduledWork {
+    let body: @Sendable () throws -> T
+    let promise: EventLoopPromise<T>
+
+    func run() {
         do {
             // Unchecked isolation is sound here: the timer fires on the loop's thread.
             promise.assumeIsolatedUnsafeUnchecked().succeed(try body())
@@ -68,19 +114,16 @@ final class ScheduledLoopTask<T>: PendingScheduledTask {
         }
     }
 
-    /// `Scheduled.cancel()`: fails the promise with `EventLoopError.cancelled` unless the task
-    /// already ran or failed.
-    func cancel() { fail(EventLoopError.cancelled) }
+    func didNotRun(_ error: EventLoopError) { promise.fail(error) }
+}
 
-    func fail(_ error: EventLoopError) {
-        let outcome: (won: Bool, timer: Loop.Timer?) = phase.withLock { phase in
-            guard case let .pending(timer) = phase else { return (false, nil) }
-            phase = .done
-            return (true, timer)
-        }
-        guard outcome.won else { return }
-        outcome.timer?.invalidate()
-        afterEnd.unregister(self)
-        promise.fail(error)
-    }
+/// A `scheduleCallback` handler: told once, either that the callback is due or that it was
+/// cancelled (explicitly, or by the loop's end).
+struct ScheduledCallbackWork<Handler: NIOScheduledCallbackHandler & Sendable>: ScheduledWork {
+    let handler: Handler
+    let eventLoop: LoopEventLoop
+
+    func run() { handler.handleScheduledCallback(eventLoop: eventLoop) }
+
+    func didNotRun(_ error: EventLoopError) { handler.didCancelScheduledCallback(eventLoop: eventLoop) }
 }

@@ -3,12 +3,14 @@ extension Loop: SerialExecutor, TaskExecutor {
     ///
     /// This makes a loop usable as an actor's executor (`unownedExecutor`) and as a task
     /// executor preference: the work then runs on the loop's thread whenever it runs a common
-    /// mode. Safe to call from any thread.
+    /// mode. Once the loop has ended, jobs it dropped or never got run instead on a serial
+    /// executor that stands for the ended loop (rule E3): the task they belong to resumes, and
+    /// the API it awaited on the loop reports the end. Safe to call from any thread.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        perform { [self] in
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-        }
+        // The block holds the job in an object of its own, which hands the job on if the loop
+        // drops the block unrun [E3].
+        let enqueued = EnqueuedJob(UnownedJob(job), on: self)
+        perform { enqueued.run() }
     }
 
     /// The loop as an actor's executor.
@@ -16,9 +18,12 @@ extension Loop: SerialExecutor, TaskExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Traps unless called on the loop's own thread: code isolated to a loop-backed actor
-    /// runs nowhere else.
+    /// Traps unless called on the loop's own thread, or, once the loop has ended, in a job the
+    /// ended loop's executor runs (rule E3): code isolated to a loop-backed actor runs nowhere
+    /// else.
     public func checkIsolated() {
-        trap(unless: isOnOwnThread, "expected to run on \(self)'s thread (the executor of this actor)")
+        trap(
+            unless: isOnOwnThread || endedJobs.isServingOnCurrentThread,
+            "expected to run on \(self)'s thread (the executor of this actor)")
     }
 }

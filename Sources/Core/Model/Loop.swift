@@ -50,6 +50,8 @@ public final class Loop: Sendable, CustomStringConvertible {
     let embedding: EmbeddingSupport
     /// Objects other modules of the package keep for this loop (see ``LoopAttachment``).
     let attachments = LoopAttachments()
+    /// Where the jobs of Swift concurrency go that the loop dropped (see ``EndedLoopJobs``).
+    let endedJobs = EndedLoopJobs()
     /// The loop's weak reference to itself, for its whole life (see ``WeakLoop``): written once,
     /// in `init`, before the loop is shared, and never read.
     nonisolated(unsafe) private var selfReference = WeakLoop()
