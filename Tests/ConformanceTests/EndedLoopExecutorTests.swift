@@ -67,7 +67,8 @@ struct EndedLoopExecutorTests {
         let worker = try LoopThread(name: "ending", backend: backend)
         let loop = worker.loop
         let timers = loop.timerCount(in: .default)
-        let deadline = ContinuousClock.now + .milliseconds(300)
+        // Far enough for the loop to end first on a loaded machine, which the test checks.
+        let deadline = ContinuousClock.now + .seconds(3)
         let sleeper = Task(executorPreference: loop) { () -> String in
             do {
                 try await Task.sleep(until: deadline, clock: .continuous)
@@ -78,6 +79,7 @@ struct EndedLoopExecutorTests {
         }
         #expect(await eventually(within: Self.resumeDeadline) { loop.timerCount(in: .default) == timers + 1 })
         await worker.finish()
+        #expect(ContinuousClock.now < deadline, "the loop ended after the sleep's deadline: the test showed nothing")
         #expect(await value(of: sleeper, within: Self.resumeDeadline) == "slept to its deadline")
     }
 
@@ -117,7 +119,9 @@ struct EndedLoopExecutorTests {
         try await within(Self.resumeDeadline) {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<callers {
-                    group.addTask {
+                    // Preferring the ended loop, the callers' own jobs run on its executor too: no
+                    // hop through the cooperative pool, which other tests may keep busy.
+                    group.addTask(executorPreference: worker.loop) {
                         for _ in 0..<calls { await counter.step() }
                     }
                 }
