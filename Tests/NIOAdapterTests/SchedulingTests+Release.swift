@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import RunLoopKit
 import RunLoopKitNIO
 import TestSupport
@@ -93,6 +94,17 @@ extension SchedulingTests {
             let outOfPlace = zip(ran, 0..<1_000).filter { $0 != $1 }.count
             #expect(ran.count == 1_000)
             #expect(outOfPlace == 0, "\(outOfPlace) of 1000 tasks at one deadline ran out of scheduling order")
+            // The reference: a loop of NIO's own does the same.
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            defer { try? group.syncShutdownGracefully() }
+            let nioOrder = Lock<[Int]>([])
+            let nioDeadline = NIODeadline.now() + .milliseconds(100)
+            let nioTasks = (0..<1_000).map { index in
+                group.next().scheduleTask(deadline: nioDeadline) { nioOrder.withLock { $0.append(index) } }
+            }
+            for task in nioTasks { _ = try value(of: task.futureResult) }
+            #expect(
+                nioOrder.withLock { $0 } == Array(0..<1_000), "NIO's own loop ran tasks at one deadline out of order")
         }
     }
 
