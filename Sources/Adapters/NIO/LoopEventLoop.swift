@@ -48,12 +48,17 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     }
 
     /// Traps, naming the loop, unless called where ``inEventLoop`` holds.
-    public func preconditionInEventLoop(file: StaticString, line: UInt) {
+    ///
+    /// The message is kept in release builds. Called on the adapter's own type, the form without
+    /// arguments is this one; through `any EventLoop` it is NIOCore's, whose `precondition`
+    /// prints no message in a release build.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
         trap(unless: inEventLoop, "expected to run on \(loop)'s thread (its NIO event loop)", file: file, line: line)
     }
 
-    /// Traps, naming the loop, if called where ``inEventLoop`` holds.
-    public func preconditionNotInEventLoop(file: StaticString, line: UInt) {
+    /// Traps, naming the loop, if called where ``inEventLoop`` holds; the message is kept in
+    /// release builds, as ``preconditionInEventLoop(file:line:)``'s is.
+    public func preconditionNotInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
         trap(
             unless: !inEventLoop, "expected not to run on \(loop)'s thread (its NIO event loop)", file: file, line: line
         )
