@@ -23,6 +23,11 @@ extension GLibBackend {
         glibWoke = false
         if registrationsChanged { writeCoreDescriptors() }
         let coreCount = registrations.count
+        // The pass the nested-iteration source dispatches from a GLib iteration of another
+        // loop's: Core's descriptors only, GLib's sources are that loop's.
+        if let base = foreignDispatchBase, runAcquisitions.count <= base + 1 {
+            return try waitForCoreDescriptors(count: coreCount, timeout: timeout, into: &events)
+        }
 
         let owned = g_main_context_acquire(context) != 0
         // A run that began while another thread owned the context takes it for the rest of the
@@ -34,6 +39,8 @@ extension GLibBackend {
         var glibCount = 0
         var glibTimeout: Duration? = owned ? nil : Self.foreignOwnerRecheck
         if owned {
+            // The nested-iteration source stays inert in this wait's prepare and check.
+            isInOwnWait = true
             let ready = g_main_context_prepare(context, &priority) != 0
             var milliseconds: Int32 = -1
             glibCount = queryContext(priority: priority, after: coreCount, timeout: &milliseconds)
@@ -78,6 +85,7 @@ extension GLibBackend {
                 pollSet.withUnsafeMutableBufferPointer { buffer in
                     g_main_context_check(context, priority, buffer.baseAddress! + coreCount, Int32(glibCount))
                 } != 0
+            isInOwnWait = false
             g_main_context_release(context)
         }
         let woken = glibWaker.consume()
@@ -88,11 +96,33 @@ extension GLibBackend {
         // wake-up (made after the last wait's poll, it may have landed too late for it, after the
         // wake was consumed: Core then waits again, as on every backend). A GLib wake-up that coincides with one of ours is merged with it;
         // a source it was for is found ready by check all the same.
+        // Nor when the nested-iteration source's change of polls wrote it (a GLib source that is
+        // ready all the same is found by check).
         glibWoke =
             glibReady && !woken && !glibWaker.hasWakeUnderWay && glibWaker.writesMade == writesBeforeLastPoll
+            && !nestedSourceChangedPolls
+        nestedSourceChangedPolls = false
         writesBeforeLastPoll = writesBeforePoll
         // Interrupted by a signal: return with nothing, so Core waits again for what is left.
         if count < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
+        return woken
+    }
+
+    /// `ppoll` over Core's `count` descriptors alone (the front of `pollSet`), for `timeout`;
+    /// reports the ready ones and consumes a pending wake of the ``waker``.
+    private func waitForCoreDescriptors(
+        count: Int, timeout: Duration?, into events: inout [ReadyEvent]
+    ) throws(SystemError) -> Bool {
+        let polled = pollSet.withUnsafeMutableBufferPointer { buffer in
+            if var spec = timeout.map({ max(.zero, $0) })?.timespecRoundedUp {
+                return rlk_ppoll(buffer.baseAddress!, UInt(count), &spec)
+            }
+            return rlk_ppoll(buffer.baseAddress!, UInt(count), nil)
+        }
+        let code = currentErrno()
+        if polled > 0 { collectCoreEvents(count: count, into: &events) }
+        let woken = glibWaker.consume()
+        if polled < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
         return woken
     }
 

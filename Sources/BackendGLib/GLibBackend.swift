@@ -33,6 +33,19 @@ import Synchronization
 /// - The waker is `g_main_context_wakeup`, safe from any thread; GLib wakes the context
 ///   itself when another thread attaches a source to it.
 ///
+/// ## Nested GLib loops
+/// A callback that runs a `GMainLoop` on the context (a GTK 3 modal dialog, a synchronous
+/// helper), or calls `g_main_context_iteration`, iterates the context outside the loop's wait.
+/// The loop's work goes on there (the contract's G5): a GSource of the backend's own, attached
+/// when the loop is created and inert in the loop's own waits, serves the mode of the run that
+/// GLib's iteration interrupted, on the loop's thread, through the embedding API — its prepare
+/// publishes that the loop sleeps (`Loop.prepareForHost(in:)`), GLib polls the mode's
+/// descriptors and a timerfd armed at its next deadline, and its dispatch is one pass that never
+/// sleeps (`Loop.dispatchForHost()`), whose waits poll the loop's descriptors only (GLib's
+/// sources are the nested GLib loop's to dispatch). A `stop()` made in that pass stops the
+/// interrupted run. A GLib loop nested in one of that pass's own callouts is not served (GLib does
+/// not dispatch a source while dispatching it), nor are GLib iterations outside a run.
+///
 /// A run's mode with no RunLoopKit item is empty, and the run returns at once, whatever GLib
 /// sources the context holds: to run for GLib's sources alone, keep something in the mode (a
 /// port, or a timer far away).
@@ -116,6 +129,28 @@ public final class GLibBackend: Backend {
     /// global default context (which GLib records so).
     var threadDefaultEntry: OpaquePointer?
 
+    /// The source that serves the loop in GLib iterations other than this backend's waits (a
+    /// nested `GMainLoop` run from a callout): attached at the loop's creation, destroyed at its
+    /// end (see `NestedIterationSource`). On the loop's thread, except its attach.
+    var nestedSource: UnsafeMutablePointer<GSource>?
+    /// True while a wait prepares, polls and checks the context itself: the nested-iteration
+    /// source is inert then (the wait polls Core's descriptors and timeout on its own).
+    var isInOwnWait = false
+    /// The nested-iteration source removed its descriptors in this wait's prepare: GLib wrote
+    /// its wake-up descriptor for the change, which is no wake of the loop's.
+    var nestedSourceChangedPolls = false
+    /// Core's descriptors as the last `prepareForHostWait()` found them (descriptor, GLib's
+    /// events): what the nested-iteration source has GLib poll. Written with the backend lock
+    /// held; read on the loop's thread.
+    var hostDescriptors: [(descriptor: Int32, events: UInt32)] = []
+    /// Counts the changes of ``hostDescriptors``.
+    var hostDescriptorsGeneration: UInt64 = 0
+    /// While the nested-iteration source dispatches a pass: how many runs were active before
+    /// it. The pass's waits (and the drain after it), at most one run deeper, poll Core's
+    /// descriptors only: GLib's sources are the iterating GLib loop's to dispatch. A run nested
+    /// deeper, in one of the pass's callouts, waits as usual.
+    var foreignDispatchBase: Int?
+
     /// Creates a backend over a fresh `GMainContext` of its own.
     ///
     /// - Throws: `BackendError.unavailable` when the process is out of descriptors (the
@@ -160,6 +195,7 @@ public final class GLibBackend: Backend {
     }
 
     deinit {
+        if let nestedSource { destroyNestedSource(nestedSource) }
         watchedDescriptors.set([])
         g_main_context_unref(context)
     }
@@ -274,6 +310,10 @@ public final class GLibBackend: Backend {
     /// of the thread's stack (GLib's own thread-exit cleanup may have popped it already, which
     /// released it; code that pushed another one and never popped it leaves it to that cleanup).
     public func loopWillEnd() {
+        if let source = nestedSource {
+            nestedSource = nil
+            destroyNestedSource(source)
+        }
         guard isThreadDefault else { return }
         isThreadDefault = false
         // No run is active here: the thread owns the context only through the push, unless
@@ -297,7 +337,47 @@ public final class GLibBackend: Backend {
         guard g_main_context_acquire(context) != 0 else { return false }
         g_main_context_dispatch(context)
         g_main_context_release(context)
+        // A GLib loop nested in a callback that quit between the source's prepare and its
+        // dispatch: the loop must not stay published asleep for a host that no longer looks.
+        if let nestedSource { NestedIterationSource.state(of: nestedSource).endPreparedWait() }
         return true
+    }
+
+    // MARK: - Serving the loop from GLib iterations of others
+
+    /// Attaches the source that serves `loop`'s work whenever GLib iterates the context on the
+    /// loop's thread during a run, outside this backend's waits (a modal `GMainLoop` run from a
+    /// callout; contract rule G5): see `NestedIterationSource`.
+    public func loopDidCreate(_ loop: Loop) {
+        guard nestedSource == nil else { return }
+        nestedSource = NestedIterationSource.attach(for: loop, backend: self, to: context)
+    }
+
+    /// Takes Core's descriptors for the nested-iteration source (`Loop.prepareForHost`, with
+    /// the backend lock held).
+    public func prepareForHostWait() throws(SystemError) {
+        let current = registrations.filter { !$0.failed }.map { registration in
+            var events: UInt32 = 0
+            if registration.interest.contains(.readable) { events |= G_IO_IN.rawValue }
+            if registration.interest.contains(.writable) { events |= G_IO_OUT.rawValue }
+            return (descriptor: registration.descriptor, events: events)
+        }
+        guard !current.elementsEqual(hostDescriptors, by: { $0 == $1 }) else { return }
+        hostDescriptors = current
+        hostDescriptorsGeneration &+= 1
+    }
+
+    /// Runs `body` (the nested-iteration source's pass) with waits over Core's descriptors only.
+    func servesForeignIteration(_ body: () -> Void) {
+        let previous = foreignDispatchBase
+        foreignDispatchBase = runAcquisitions.count
+        defer { foreignDispatchBase = previous }
+        body()
+    }
+
+    private func destroyNestedSource(_ source: UnsafeMutablePointer<GSource>) {
+        g_source_destroy(source)
+        g_source_unref(source)
     }
 }
 

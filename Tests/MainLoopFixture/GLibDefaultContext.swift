@@ -26,6 +26,29 @@ func addGLibTimeout(milliseconds: UInt32, _ body: @escaping () -> Void) {
     g_timeout_add(milliseconds, runOnce, Unmanaged.passRetained(OneShot(body)).toOpaque())
 }
 
+/// Runs a `GMainLoop` on GLib's default context, nested in the caller (a modal dialog's shape),
+/// until `quit` is called (from any thread) or `guardMilliseconds` pass; returns whether the guard
+/// had to quit it.
+func runNestedDefaultLoop(guardMilliseconds: UInt32, _ setup: (_ quit: @escaping @Sendable () -> Void) -> Void) -> Bool
+{
+    let nested = NestedMainLoop(g_main_loop_new(nil, 0)!)
+    let guarded = Atomic<Bool>(false)
+    setup { g_main_loop_quit(nested.pointer) }
+    addGLibTimeout(milliseconds: guardMilliseconds) {
+        guarded.store(true, ordering: .relaxed)
+        g_main_loop_quit(nested.pointer)
+    }
+    g_main_loop_run(nested.pointer)
+    g_main_loop_unref(nested.pointer)
+    return guarded.load(ordering: .relaxed)
+}
+
+/// A `GMainLoop *`: `g_main_loop_quit` is safe from any thread.
+private struct NestedMainLoop: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
 /// What the functions that worker threads hand to `g_main_context_invoke(NULL, …)` found where
 /// they ran. Made before the workers start and kept until the scenario ends; functions reach it
 /// through their data pointer.

@@ -136,6 +136,29 @@ case "glib-default-context":
     trace("run: \(loop.run(timeout: .seconds(30)))")
     keepAlive.invalidate()
 
+case "glib-nested-main-queue":
+    // A GLib callback runs a nested GMainLoop on the default context (a modal dialog): the main
+    // queue and @MainActor work go on inside it (G5). A chain: the block posts the task, which
+    // quits the nested loop; a guard quits it after seconds otherwise.
+    let keepAlive = try Loop.Timer(after: .seconds(60)) { _ in }
+    loop.add(keepAlive, to: .default)
+    addGLibIdle {
+        trace("glib idle")
+        let guarded = runNestedDefaultLoop(guardMilliseconds: 5_000) { quit in
+            DispatchQueue.main.async {
+                trace("main queue block in the nested loop")
+                Task { @MainActor in
+                    trace("main actor task in the nested loop")
+                    quit()
+                }
+            }
+        }
+        trace("nested loop returned, guard: \(guarded)")
+        loop.stop()
+    }
+    trace("run: \(loop.run(timeout: .seconds(30)))")
+    keepAlive.invalidate()
+
 case "glib-invoke-ownership":
     try invokeOwnershipScenario(loop, trace: trace)
 

@@ -8,8 +8,9 @@ extension Loop {
     /// `Loop.main`: `DispatchQueue.main` and `@MainActor` work too).
     ///
     /// The loop is served through a GLib source that waits on `Loop.hostDescriptor()`
-    /// (`prepareForHost(in:)` / `dispatchForHost()`). Its timers run at most 1 ms late:
-    /// GLib's poll timeout is in milliseconds, rounded up, never early.
+    /// (`prepareForHost(in:)` / `dispatchForHost()`), and on a timerfd armed at the loop's next
+    /// deadline: its timers keep the kernel's precision, as in the loop's own wait (never early,
+    /// not held to GLib's whole-millisecond timeouts).
     ///
     /// ```swift
     /// let attachment = try Loop.main.attach()   // GLib's default context
@@ -56,6 +57,7 @@ extension Loop {
         g_source_set_name(source, "RunLoopKit \(self)")
         g_source_set_priority(source, priority.rawValue)
         state.descriptorTag = g_source_add_unix_fd(source, descriptor, G_IO_IN)
+        if let timer = state.timer { state.timerTag = g_source_add_unix_fd(source, timer.descriptor, G_IO_IN) }
         g_source_attach(source, context.pointer)
         let generation = registry.record(source)
         return GLibAttachment(loop: self, context: context, mode: mode, registry: registry, generation: generation)

@@ -1,4 +1,5 @@
 internal import CGLib
+import Glibc
 import RunLoopKit
 
 /// What the GLib source that drives a loop keeps: GLib allocates the `GSource` with room for a
@@ -18,11 +19,64 @@ final class LoopSourceState {
     var isPrepared = false
     /// The prepared wait's deadline: check dispatches once it has passed.
     var deadline: ContinuousClock.Instant?
+    /// The timerfd that ends GLib's poll at the loop's deadline, to the nanosecond (GLib's own
+    /// timeout is whole milliseconds); polled by GLib as one of the source's descriptors. nil
+    /// when the process could not make one: the source then falls back on GLib's timeout.
+    let timer: DeadlineTimer?
+    /// g_source_add_unix_fd's tag for the timerfd.
+    var timerTag: gpointer?
 
     init(loop: Loop, mode: Loop.Mode, registry: GLibAttachmentRegistry) {
         self.loop = loop
         self.mode = mode
         self.registry = registry
+        timer = DeadlineTimer()
+    }
+}
+
+/// A timerfd armed at a deadline (relative to the moment it is armed, so never early on
+/// ContinuousClock, whichever kernel clock stands for it), re-armed only when the deadline
+/// changes; closed when released (the source's finalize).
+final class DeadlineTimer {
+    /// The timerfd (CLOCK_MONOTONIC, non-blocking, close-on-exec).
+    let descriptor: Int32
+    /// The deadline it is armed at; nil when disarmed or expired.
+    private(set) var armed: ContinuousClock.Instant?
+
+    /// A new, disarmed timer; nil when the process is out of descriptors.
+    init?() {
+        descriptor = rlk_timerfd_create()
+        guard descriptor >= 0 else { return nil }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Arms it to expire at `deadline` (disarms it for nil); nothing when it is armed there
+    /// already. A deadline that has passed expires at once.
+    func arm(at deadline: ContinuousClock.Instant?) {
+        guard deadline != armed else { return }
+        armed = deadline
+        guard let deadline else {
+            _ = rlk_timerfd_arm(descriptor, 0, 0)
+            return
+        }
+        // At least a nanosecond: an all-zero value disarms.
+        let remaining = max(deadline - .now, .nanoseconds(1))
+        let (seconds, attoseconds) = remaining.components
+        // Rounded up to the nanosecond: never before the deadline.
+        var nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)
+        var wholeSeconds = seconds
+        if nanoseconds >= 1_000_000_000 {
+            (wholeSeconds, nanoseconds) = (wholeSeconds + 1, nanoseconds - 1_000_000_000)
+        }
+        _ = rlk_timerfd_arm(descriptor, wholeSeconds, Int(nanoseconds))
+    }
+
+    /// Reads its expirations if it expired (so that it no longer polls readable); the next
+    /// ``arm(at:)`` arms it again.
+    func consumeExpiry() {
+        var expirations: UInt64 = 0
+        if read(descriptor, &expirations, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size { armed = nil }
     }
 }
 
@@ -73,8 +127,10 @@ enum LoopSource {
 }
 
 /// GLib's prepare: the loop publishes that it sleeps (or says it has work now). TRUE dispatches
-/// without polling; otherwise GLib polls at most `timeout` milliseconds, rounded up from the
-/// loop's next timer so that the host never dispatches early.
+/// without polling; otherwise GLib polls the loop's descriptor and the source's timerfd, armed at
+/// the loop's next deadline to the nanosecond, with no timeout of the source's own (without a
+/// timerfd: at most `timeout` milliseconds, rounded up from the loop's next timer, so that the
+/// host never dispatches early).
 private func prepareLoopSource(
     _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
 )
@@ -88,6 +144,16 @@ private func prepareLoopSource(
     let wait = state.loop.prepareForHost(in: state.mode)
     state.isPrepared = true
     state.deadline = wait.deadline
+    if let timer = state.timer {
+        if wait.isReady || wait.deadline.map({ $0 <= .now }) == true {
+            timeout?.pointee = 0
+            return 1
+        }
+        // The timerfd ends GLib's poll at the deadline; GLib's timeout is left unlimited.
+        timer.arm(at: wait.deadline)
+        timeout?.pointee = -1
+        return 0
+    }
     let milliseconds = wait.timeoutMilliseconds()
     timeout?.pointee = milliseconds
     return wait.isReady || milliseconds == 0 ? 1 : 0
@@ -97,6 +163,10 @@ private func prepareLoopSource(
 /// a descriptor source ready) or the wait's deadline (the next timer) has passed.
 private func checkLoopSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
     let state = LoopSource.state(of: source!)
+    // An expired timerfd polls readable until read, prepared or not.
+    if let timer = state.timer, g_source_query_unix_fd(source, state.timerTag).rawValue & G_IO_IN.rawValue != 0 {
+        timer.consumeExpiry()
+    }
     guard state.isPrepared else { return 0 }
     let revents = g_source_query_unix_fd(source, state.descriptorTag)
     if revents.rawValue & G_IO_IN.rawValue != 0 { return 1 }

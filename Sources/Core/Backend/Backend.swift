@@ -281,6 +281,14 @@ public protocol Backend: AnyObject {
     /// the default does nothing.
     func loopDidBindToOwnThread()
 
+    /// The loop over this backend was created (every loop, the main loop included): called once,
+    /// on the creating thread, before the loop is shared and before any run. A backend that
+    /// must drive the loop from its library's own iterations (the GLib backend serves the loop's
+    /// work from a GLib loop nested in a callout, through the embedding API) keeps `loop`,
+    /// weakly: the loop owns its backend. Only called when ``servesOwnSources`` is true; the
+    /// default does nothing.
+    func loopDidCreate(_ loop: Loop)
+
     /// The loop's thread is exiting and the loop is being torn down: called on that thread, with
     /// the backend lock held, after the loop's sources were told and before the backend is
     /// released. Only called when ``servesOwnSources`` is true; the default does nothing.
@@ -338,6 +346,9 @@ extension Backend {
 
     /// Nothing to do.
     public func loopDidBindToOwnThread() {}
+
+    /// Nothing to do.
+    public func loopDidCreate(_ loop: Loop) {}
 
     /// Nothing to do.
     public func loopWillEnd() {}

@@ -48,8 +48,9 @@ extension Loop {
             return deadline.map { max(.zero, $0 - now) }
         }
 
-        /// ``timeout(from:)`` in whole milliseconds for `poll(2)`-style hosts (GLib's sources
-        /// take this): rounded **up**, so the host never dispatches before a timer is due
+        /// ``timeout(from:)`` in whole milliseconds for `poll(2)`-style hosts that can wait for
+        /// nothing finer (a host that polls descriptors keeps the kernel's precision with a timer
+        /// descriptor armed at ``deadline`` instead, as `RunLoopKitGLib` does): rounded **up**, so the host never dispatches before a timer is due
         /// (contract T8); `-1` without limit; at most `Int32.max`. A timer with at least a
         /// millisecond of tolerance is served within it; one without may be served up to a
         /// millisecond late, the host's resolution (the loop's own wait has nanoseconds).

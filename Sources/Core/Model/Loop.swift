@@ -69,6 +69,9 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.state = Lock(initial, rank: .loopState)
         self.registrar = Registrar(backend: backend)
         selfReference = WeakLoop(loop: self)
+        // [G5] Before the loop is shared: the GLib backend attaches the source that serves the
+        // loop from GLib iterations nested in its callouts.
+        if backendServesOwnSources { backend.loopDidCreate(self) }
     }
 
     /// Creates a loop over `backend` reading time from `clock`, bound to the calling thread
