@@ -37,8 +37,10 @@ public enum BackendConformance {
     }
 
     /// Scenarios on a `Loop` made with the factory, on a thread of the check's own: a timer,
-    /// a descriptor source, a signal and a race of cross-thread wakes, a `LoopThread`.
-    public static var loopChecks: [Check] { loopScenarioChecks }
+    /// a descriptor source, a signal and a race of cross-thread wakes, a `LoopThread`, and the
+    /// backend's own sources (rule G1), which applies only to a backend that serves some: see
+    /// ``OwnSourcesForConformance`` and ``Check/skipReason(for:)``.
+    public static var loopChecks: [Check] { loopScenarioChecks + ownSourceChecks }
 
     /// How long a check waits for an event that must come (a wake, a ready descriptor, a
     /// loop's answer) before it fails: generous, because a thread on a loaded machine can be

@@ -28,13 +28,34 @@ struct BackendContractTests {
             let offers = [.epoll, .uring].contains(kind) || (kind != .libevent && embeddableBackends.contains(kind))
             let embeddingNames = BackendConformance.checks.map(\.name).filter { $0.contains("host descriptor") }
             #expect(embeddingNames.count == 3)
-            for check in BackendConformance.checks {
+            for check in BackendConformance.checks where !ownSourceCheckNames.contains(check.name) {
                 let reason = try check.skipReason(for: kind.factory)
                 if offers || !embeddingNames.contains(check.name) {
                     #expect(reason == nil, "\(check.name) applies to \(kind)")
                 } else {
                     #expect(reason.map { !$0.isEmpty } == true, "\(check.name) on \(kind) says why not")
                     if kind == .libevent { #expect(reason?.contains("event_base") == true) }
+                }
+            }
+        }
+    }
+
+    @Test(
+        "the kit's check of a backend's own sources (G1) applies to a backend that serves some, and says why not to one that does not",
+        arguments: backends)
+    func ownSourceChecksApply(_ kind: BackendKind) async throws {
+        try await offThePool {
+            #expect(ownSourceCheckNames.count == 1)
+            let serves = try kind.factory.make().servesOwnSources
+            #expect(serves == (kind.name == "glib"))
+            for check in BackendConformance.checks where ownSourceCheckNames.contains(check.name) {
+                let reason = try check.skipReason(for: kind.factory)
+                if serves {
+                    #expect(reason == nil, "\(check.name) applies to \(kind)")
+                } else {
+                    #expect(
+                        reason?.contains("serves no sources of its own") == true,
+                        "\(check.name) on \(kind) says why not")
                 }
             }
         }
@@ -49,7 +70,10 @@ struct BackendContractTests {
                 BackendConformance.checks.map(\.name)
                     == (BackendConformance.backendChecks + BackendConformance.loopChecks).map(\.name))
             #expect(BackendConformance.backendChecks.count == 19)
-            #expect(BackendConformance.loopChecks.count == 5)
+            #expect(BackendConformance.loopChecks.count == 6)
         }
     }
 }
+
+/// The names of the kit's checks of rule G1 (a backend's own sources).
+private let ownSourceCheckNames = BackendConformance.checks.map(\.name).filter { $0.contains("own sources") }

@@ -66,6 +66,7 @@ struct BadInputAcceptedTests {
     @Test("perform(in: []) traps with a message: the block could never run", arguments: backends)
     func performInNoMode(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try await onLoopThread(backend) { loop in loop.perform(in: []) {} }
         }
         let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
@@ -87,6 +88,7 @@ struct BadInputAcceptedTests {
     @Test("perform(after:in: []) traps with a message: the block could never run", arguments: backends)
     func performAfterInNoMode(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try await onLoopThread(backend) { loop in _ = loop.perform(after: .zero, in: []) {} }
         }
         let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
@@ -176,6 +178,7 @@ struct BadInputAcceptedTests {
         arguments: backends)
     func descriptorClosedBehindItsSource(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try await onLoopThread(backend) { loop in
                 let pipe = try Pipe()
                 let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }

@@ -157,6 +157,7 @@ extension BadInputTests {
     @Test("Loop.Port() with no descriptor left throws SystemError(eventfd, EMFILE)")
     func portOutOfDescriptors() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             var limit = rlimit()
             getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
             limit.rlim_cur = 64

@@ -54,7 +54,7 @@ extension BlockTests {
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     do {
                         try spawnThread {
-                            while !loop.isWaiting { sched_yield() }
+                            guard spinUntilWaiting(loop) else { return loop.stop() }
                             loop.addCommonMode("x")
                         }
                     } catch {

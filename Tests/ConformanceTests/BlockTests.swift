@@ -113,7 +113,7 @@ struct BlockTests {
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             try spawnThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform {
                     trace("performed")
                     loop.stop()

@@ -39,7 +39,7 @@ struct CommonModeRaceTests {
                 let poster = try JoinableThread {
                     _ = nestedBegins.wait()
                     switch round % 4 {
-                    case 0: while !loop.isWaiting { sched_yield() }
+                    case 0: guard spinUntilWaiting(loop) else { return loop.stop() }
                     case 1: break
                     default:
                         // A swept short delay: lands anywhere in the nested run's first pass.

@@ -169,7 +169,7 @@ struct DebugDescriptionTests {
             try spawnThread {
                 guard asleep.wait() else { return }
                 // The observer runs just before the loop sleeps; nothing else can wake it.
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 described.value = loop.debugDescription
                 loop.stop()
             }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -17,6 +18,7 @@ struct DebugInvariantTests {
     @Test("taking a lock again on the thread that holds it traps instead of deadlocking")
     func relockTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let lock = Lock(0)
             lock.withLock { _ in lock.withLock { _ in } }
         }
@@ -26,6 +28,7 @@ struct DebugInvariantTests {
     @Test("taking locks against the lock order traps, naming both")
     func lockOrderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let state = Lock(0, rank: .loopState)
             let item = Lock(0, rank: .item)
             state.withLock { _ in item.withLock { _ in } }
@@ -49,6 +52,7 @@ struct DebugInvariantTests {
     @Test("the loop-thread state touched from another thread traps", arguments: backends)
     func confinementTraps(_ backend: BackendKind) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try Loop.current(backend: backend)
             loop.run(timeout: .zero) // Binds the state to this thread.
             let done = DispatchSemaphore(value: 0)

@@ -15,6 +15,7 @@ struct LoggingStressTests {
     @Test("loggers swapped from several threads while a loop reports: every report lands once", arguments: backends)
     func swapWhileReporting(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let reports = scaled(2_000, minimum: 50)
             let handlers = [InMemoryLogHandler(), InMemoryLogHandler()]
             let loggers = handlers.map { handler in Logger(label: "runloopkit", factory: { _ in handler }) }

@@ -1,3 +1,4 @@
+import Glibc
 import InMemoryLogging
 import Logging
 import RunLoopKit
@@ -11,6 +12,7 @@ struct CommonModeLoggingTests {
     @Test("running .common: one warning record per process, naming the loop and the mode", arguments: backends)
     func commonModeRunRecord(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let handler = InMemoryLogHandler()
             Loop.logger = Logger(label: "runloopkit", factory: { _ in handler })
             let loop = try Loop.current(backend: backend)

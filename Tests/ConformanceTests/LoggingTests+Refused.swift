@@ -23,6 +23,7 @@ struct RefusedDescriptorLoggingTests {
         let result = await #expect(
             processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
         ) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let handler = InMemoryLogHandler()
             Loop.logger = Logger(label: "runloopkit", factory: { _ in handler })
             let thread = try JoinableThread {

@@ -87,6 +87,7 @@ struct LoggingTests {
         let result = await #expect(
             processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
         ) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try Loop.current(backend: backend)
             loop.run(.common)
             loop.run(.common)

@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -9,7 +10,7 @@ struct LoopBoundTests {
     func boxSharedByHandlers(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
-        let log = try await worker.submit { LoopBoundBox([String](), loop: loop) }
+        let log = try await within(hangDeadline) { try await worker.submit { LoopBoundBox([String](), loop: loop) } }
         let fired = Latch()
         let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
             log.withValue { $0.append("timer") }
@@ -22,8 +23,8 @@ struct LoopBoundTests {
                 if index == 2 { loop.add(timer, to: .default) }
             }
         }
-        #expect(await fired.waitOffPool())
-        let logged = try await worker.submit { log.value }
+        #expect(await fired.waitOffPool(for: hangDeadline))
+        let logged = try await within(hangDeadline) { try await worker.submit { log.value } }
         #expect(logged == ["block 0", "block 1", "block 2", "timer"])
         worker.stop()
     }
@@ -32,16 +33,18 @@ struct LoopBoundTests {
     func boundValue(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
-        let bound = try await worker.submit {
-            let tally = Tally()
-            tally.count = 5
-            return LoopBound(tally, loop: loop)
+        let bound = try await within(hangDeadline) {
+            try await worker.submit {
+                let tally = Tally()
+                tally.count = 5
+                return LoopBound(tally, loop: loop)
+            }
         }
-        #expect(try await worker.submit { bound.value.count } == 5)
+        #expect(try await within(hangDeadline) { try await worker.submit { bound.value.count } } == 5)
         let box = LoopBoundBox.makeSending(Tally(), loop: loop)
         #expect(box.loop === loop)
-        try await worker.submit { box.value.count += 2 }
-        #expect(try await worker.submit { box.value.count } == 2)
+        try await within(hangDeadline) { try await worker.submit { box.value.count += 2 } }
+        #expect(try await within(hangDeadline) { try await worker.submit { box.value.count } } == 2)
         worker.stop()
     }
 }
@@ -50,6 +53,7 @@ extension MisuseTests {
     @Test("a LoopBoundBox touched off its loop's thread traps, naming both threads", arguments: backends)
     func loopBoundBoxOffThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "bound-owner", backend: backend)
             let box = LoopBoundBox.makeSending(0, loop: worker.loop)
             try PThread.spawn(name: "intruder") { _ = box.value }.join()
@@ -62,6 +66,7 @@ extension MisuseTests {
     @Test("a LoopBound made off its loop's thread traps, naming both threads", arguments: backends)
     func loopBoundInitOffThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "bound-owner", backend: backend)
             try PThread.spawn(name: "intruder") { _ = LoopBound([1], loop: worker.loop) }.join()
         }

@@ -12,7 +12,9 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
         let before = worker.loop.statistics.timerFires
-        try await worker.loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        try await within(hangDeadline) {
+            try await worker.loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        }
         #expect(worker.loop.statistics.timerFires == before + 1)
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -27,9 +29,11 @@ struct LoopSleepTests {
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
         let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
-        #expect(await eventually { worker.loop.timerCount(in: .default) == 1 }, "the sleep's timer is armed")
+        #expect(
+            await eventually(within: hangDeadline) { worker.loop.timerCount(in: .default) == 1 },
+            "the sleep's timer is armed")
         sleeper.cancel()
-        let outcome = await sleeper.result
+        let outcome = try await within(hangDeadline) { await sleeper.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -43,7 +47,7 @@ struct LoopSleepTests {
             withUnsafeCurrentTask { $0?.cancel() }
             try await worker.loop.sleep(for: .seconds(3600))
         }
-        let outcome = await sleeper.result
+        let outcome = try await within(hangDeadline) { await sleeper.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -56,9 +60,11 @@ struct LoopSleepTests {
         let host = try LoopThread(name: "sleeper", backend: backend)
         defer { host.stop() }
         let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
-        #expect(await eventually { worker.loop.timerCount(in: .default) == 1 }, "the sleep's timer is armed")
+        #expect(
+            await eventually(within: hangDeadline) { worker.loop.timerCount(in: .default) == 1 },
+            "the sleep's timer is armed")
         worker.stop()
-        let outcome = await sleeper.result
+        let outcome = try await within(hangDeadline) { await sleeper.result }
         #expect(throws: LoopEndedError.self) { try outcome.get() }
     }
 
@@ -67,7 +73,9 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         let loop = worker.loop
         worker.stop()
-        await #expect(throws: LoopEndedError.self) { try await loop.sleep(for: .seconds(3600)) }
+        await #expect(throws: LoopEndedError.self) {
+            try await within(hangDeadline) { try await loop.sleep(for: .seconds(3600)) }
+        }
     }
 
     @Test("a negative tolerance is refused, naming it", arguments: backends)
@@ -75,7 +83,9 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
         await #expect(throws: ArgumentError.self) {
-            try await worker.loop.sleep(for: .milliseconds(1), tolerance: .milliseconds(-1))
+            try await within(hangDeadline) {
+                try await worker.loop.sleep(for: .milliseconds(1), tolerance: .milliseconds(-1))
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RunLoopKit
 import Synchronization
 import TestSupport
@@ -92,6 +93,7 @@ struct LoopThreadFinishTests {
     @Test("finish() awaited on the loop's own thread traps with a message", arguments: backends)
     func finishOnOwnThreadTraps(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(backend: backend)
             await Task(executorPreference: worker.loop) { await worker.finish() }.value
         }

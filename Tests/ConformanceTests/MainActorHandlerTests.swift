@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -42,6 +43,7 @@ struct MainActorHandlerTests {
     @Test("a timer with a main-actor handler added to another loop traps, naming both", arguments: backends)
     func timerRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             let timer = try Loop.Timer(after: .seconds(1)) { @MainActor _ in }
             worker.loop.add(timer, to: .default)
@@ -54,6 +56,7 @@ struct MainActorHandlerTests {
     @Test("an observer with a main-actor handler added to another loop traps, naming both", arguments: backends)
     func observerRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             let observer = Loop.Observer(activities: .entry) { @MainActor _, _ in }
             worker.loop.add(observer, to: .default)
@@ -67,6 +70,7 @@ struct MainActorHandlerTests {
     @Test("a source with a main-actor handler added to another loop traps, naming both", arguments: backends)
     func sourceRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             let source = Loop.Source { @MainActor in }
             worker.loop.add(source, to: .default)
@@ -79,6 +83,7 @@ struct MainActorHandlerTests {
     @Test("a port source with a main-actor handler added to another loop traps", arguments: backends)
     func portSourceRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             let port = try Loop.Port<Int>()
             worker.loop.add(Loop.Source(port: port) { @MainActor _ in }, to: .default)
@@ -92,6 +97,7 @@ struct MainActorHandlerTests {
     @Test("a { @MainActor in } block posted to another loop traps, naming the loop", arguments: backends)
     func blockRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             worker.loop.perform { @MainActor in }
         }
@@ -103,6 +109,7 @@ struct MainActorHandlerTests {
     @Test("a handler isolated to an actor whose executor is not the loop is refused", arguments: backends)
     func otherActorRefused(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
             await TimerMaker().addTimer(to: worker.loop)
         }

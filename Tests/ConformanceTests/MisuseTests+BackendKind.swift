@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import Testing
 
@@ -8,6 +9,7 @@ extension MisuseTests {
         arguments: ["epoll", "uring", "libevent", ""])
     func reservedKindName(_ name: String) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             _ = BackendKind(name: name)
         }
         let expected =
@@ -20,6 +22,7 @@ extension MisuseTests {
     @Test("BackendKind.factory of a third-party kind traps")
     func thirdPartyFactory() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             _ = BackendKind(name: "kqueue").factory
         }
         #expect(

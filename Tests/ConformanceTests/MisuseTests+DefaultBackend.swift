@@ -10,6 +10,7 @@ struct DefaultBackendTrapTests {
     @Test("Loop.current traps, naming why, when the build's default backend cannot start")
     func currentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             leaveNoDescriptor()
             _ = Loop.current
         }
@@ -21,6 +22,7 @@ struct DefaultBackendTrapTests {
     @Test("Loop.main traps, naming why, when the build's default backend cannot start")
     func mainTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             leaveNoDescriptor()
             _ = Loop.main
         }

@@ -1,3 +1,4 @@
+import Glibc
 import RunLoopKit
 import Testing
 
@@ -8,6 +9,7 @@ extension MisuseTests {
     @Test("send on a full port traps, naming the capacity and the sends that do not trap")
     func sendOnFullPort() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let port = try Loop.Port<Int>(capacity: 2)
             port.send(1)
             port.send(2)
@@ -21,6 +23,7 @@ extension MisuseTests {
     @Test("send on a closed port traps")
     func sendOnClosedPort() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let port = try Loop.Port<Int>()
             port.close()
             port.send(1)

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -30,6 +31,7 @@ struct MisuseTests {
     @Test("running a loop on another thread traps", arguments: backends)
     func runOnAnotherThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try loopOnAnotherThread(backend)
             loop.run(timeout: .zero)
         }
@@ -39,6 +41,7 @@ struct MisuseTests {
     @Test("adding a timer to a second loop traps", arguments: backends)
     func timerInTwoLoops(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let timer = try Loop.Timer(after: .seconds(1)) { _ in }
             try loopOnAnotherThread(backend).add(timer, to: .default)
             try loopOnAnotherThread(backend).add(timer, to: .default)
@@ -49,6 +52,7 @@ struct MisuseTests {
     @Test("adding an observer to a second loop traps", arguments: backends)
     func observerInTwoLoops(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let observer = Loop.Observer(activities: .entry) { _, _ in }
             try loopOnAnotherThread(backend).add(observer, to: .default)
             try loopOnAnotherThread(backend).add(observer, to: .default)
@@ -61,6 +65,7 @@ extension MisuseTests {
     @Test("running .common is reported once per process on standard error", arguments: backends)
     func commonReportedOnce(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let own = try Loop.current(backend: backend)
             own.run(.common)
             own.run(.common)
@@ -75,6 +80,7 @@ extension MisuseTests {
     @Test("Loop.run(_:_:) with an async body on a loop that is not the main loop traps", arguments: backends)
     func asyncRunOffMainLoop(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try loopOnAnotherThread(backend)
             _ = try loop.run { 1 }
         }
@@ -86,6 +92,7 @@ extension MisuseTests {
         for mode in ["tracking", Loop.Mode.common.name] {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 [backend, mode = mode as String] in
+                alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
                 let main = try Loop.main(creatingWith: backend.factory)
                 _ = try main.run(Loop.Mode(mode)) { 1 }
             }
@@ -96,6 +103,7 @@ extension MisuseTests {
     @Test("Loop.main.run(_:_:) off the main thread traps as running a loop elsewhere does", arguments: backends)
     func asyncRunOffMainThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let main = try Loop.main(creatingWith: backend.factory)
             try onThreadOfItsOwn { _ = try main.run { 1 } }
         }
@@ -105,6 +113,7 @@ extension MisuseTests {
     @Test("Loop.withBackend(_:) off the loop's thread traps", arguments: backends)
     func withBackendOffThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try loopOnAnotherThread(backend)
             loop.withBackend { _ in }
         }
@@ -117,6 +126,7 @@ extension MisuseTests {
         arguments: backends.filter { $0 != .libevent })
     func withEventBaseOnOtherBackend(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try onThreadOfItsOwn {
                 let loop = try Loop.current(backend: backend)
                 loop.withEventBase { _ in }
@@ -129,6 +139,7 @@ extension MisuseTests {
     @Test("Loop.checkIsolated() off the loop's thread traps", arguments: backends)
     func checkIsolatedOffThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try loopOnAnotherThread(backend).checkIsolated()
         }
         #expect(stderr(of: result).contains("expected to run on"))
@@ -137,6 +148,7 @@ extension MisuseTests {
     @Test("LoopThread.stop() on its own thread traps", arguments: backends)
     func loopThreadStopOnItsOwnThread(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let thread = try LoopThread(backend: backend)
             thread.perform { thread.stop() }
             // The trap ends the process; if it did not come, exit with success and fail the test.
@@ -145,11 +157,29 @@ extension MisuseTests {
         #expect(stderr(of: result).contains("LoopThread.stop() called on its own thread"))
     }
 
-    @Test("dropping a LoopThread's last reference on its own thread ends its loop without a trap", arguments: backends)
+    /// The block runs, then the loop's run exits, then the loop is torn down as its thread
+    /// ends (the source's cancel callback, and the loop itself freed): the loop does not keep
+    /// serving a thread nobody can stop any more.
+    @Test(
+        "dropping a LoopThread's last reference on its own thread ends its loop and its thread without a trap",
+        arguments: backends)
     func loopThreadReleasedOnItsOwnThread(_ backend: BackendKind) async throws {
-        let ended = Latch()
+        let trace = Trace()
+        let tornDown = Latch()
+        let weakLoop = WeakRef<Loop>()
         var thread: LoopThread? = try LoopThread(backend: backend)
-        let loop = thread!.loop
+        do {
+            let loop = thread!.loop
+            weakLoop.value = loop
+            // Its cancel callback runs when the loop's teardown takes it out of the mode.
+            loop.add(
+                Loop.Source(
+                    cancel: { _, _ in
+                        trace("teardown")
+                        tornDown.open()
+                    }, perform: {}), to: .default)
+            loop.add(Loop.Observer(activities: .exit) { _, _ in trace("run exited") }, to: .default)
+        }
         let gate = Latch()
         // The block holds the only other reference; it is released on the loop's thread.
         thread!.perform { [thread] in
@@ -157,10 +187,16 @@ extension MisuseTests {
             withExtendedLifetime(thread) {}
         }
         // Runs after the block that drops the last reference: the loop is still serving then.
-        loop.perform(in: [.common]) { ended.open() }
+        weakLoop.value?.perform(in: [.common]) { trace("later block") }
         thread = nil
         gate.open()
-        #expect(ended.wait())
+        guard tornDown.wait(for: hangDeadline) else {
+            Issue.record("the loop was never torn down: its thread did not end (\(trace.all))")
+            return
+        }
+        #expect(trace.all == ["later block", "run exited", "teardown"])
+        // The thread's binding held the loop until its teardown; nothing else does.
+        #expect(waitUntil(within: hangDeadline) { weakLoop.value == nil }, "the loop outlived its thread")
     }
 }
 

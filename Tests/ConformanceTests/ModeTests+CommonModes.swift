@@ -42,13 +42,13 @@ extension ModeTests {
                 let finished = (Latch(), Latch())
                 try spawnThread {
                     _ = go.add(1, ordering: .acquiringAndReleasing)
-                    while go.load(ordering: .acquiring) < 2 { sched_yield() }
+                    spin(until: { go.load(ordering: .acquiring) >= 2 }, "the other thread of the race never started")
                     loop.addCommonMode(mode)
                     finished.0.open()
                 }
                 try spawnThread {
                     _ = go.add(1, ordering: .acquiringAndReleasing)
-                    while go.load(ordering: .acquiring) < 2 { sched_yield() }
+                    spin(until: { go.load(ordering: .acquiring) >= 2 }, "the other thread of the race never started")
                     if round.isMultiple(of: 2) { source.invalidate() } else { loop.remove(source, from: .common) }
                     finished.1.open()
                 }

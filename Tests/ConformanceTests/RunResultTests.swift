@@ -113,7 +113,7 @@ struct RunResultTests {
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             try spawnThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.stop()
             }
             return loop.run(timeout: generousDeadline)
@@ -185,7 +185,7 @@ struct RunResultTests {
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     try? spawnThread {
                         // The timer cannot fire before this thread saw the loop asleep.
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         seen.open()
                         timer.nextFireInstant = .now
                     }

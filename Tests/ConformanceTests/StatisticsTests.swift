@@ -28,7 +28,7 @@ struct StatisticsTests {
             ref.value = source
             loop.add(source, to: .default)
             try spawnThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 pipe.fill()
             }
             loop.run(timeout: generousDeadline)
@@ -40,7 +40,7 @@ struct StatisticsTests {
             loop.add(keepAlive, to: .default)
             let wokenSlept = try repeatUntilSlept(loop) {
                 try spawnThread {
-                    while !loop.isWaiting { sched_yield() }
+                    guard spinUntilWaiting(loop) else { return loop.stop() }
                     loop.perform { loop.stop() }
                 }
                 loop.run(timeout: generousDeadline)

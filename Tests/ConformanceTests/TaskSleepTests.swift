@@ -14,10 +14,12 @@ struct TaskSleepTests {
         defer { worker.stop() }
         let loop = worker.loop
         let before = loop.statistics.timerFires
-        let resumedOnLoop = try await Task(executorPreference: loop) {
-            try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
-            return Loop.currentIfCreated === loop
-        }.value
+        let resumedOnLoop = try await within(hangDeadline) {
+            try await Task(executorPreference: loop) {
+                try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+                return Loop.currentIfCreated === loop
+            }.value
+        }
         #expect(resumedOnLoop)
         #expect(loop.statistics.timerFires == before + 1)
     }
@@ -29,10 +31,12 @@ struct TaskSleepTests {
         let loop = worker.loop
         let before = loop.statistics.timerFires
         let deadline = SuspendingClock.now + .milliseconds(2)
-        let woke = try await Task(executorPreference: loop) {
-            try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .suspending)
-            return (SuspendingClock.now, Loop.currentIfCreated === loop)
-        }.value
+        let woke = try await within(hangDeadline) {
+            try await Task(executorPreference: loop) {
+                try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .suspending)
+                return (SuspendingClock.now, Loop.currentIfCreated === loop)
+            }.value
+        }
         #expect(woke.1)
         #expect(woke.0 >= deadline)
         #expect(loop.statistics.timerFires == before + 1)
@@ -46,7 +50,7 @@ struct TaskSleepTests {
         defer { worker.stop() }
         let loop = worker.loop
         let before = loop.statistics.timerFires
-        let resumedOnLoop = try await SleepingActor(loop: loop).sleep()
+        let resumedOnLoop = try await within(hangDeadline) { try await SleepingActor(loop: loop).sleep() }
         #expect(resumedOnLoop)
         #expect(loop.statistics.timerFires == before)
     }

@@ -210,7 +210,7 @@ struct TimerTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         timer.nextFireInstant = .now
                     }
                 }, to: .default)
@@ -233,7 +233,7 @@ struct TimerTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         loop.add(near, to: .default)
                     }
                 }, to: .default)
@@ -353,7 +353,7 @@ struct TimerTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         timer.invalidate()
                     }
                 }, to: .default)

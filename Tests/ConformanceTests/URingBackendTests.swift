@@ -231,5 +231,38 @@ struct URingBackendTests {
             #expect(name == expected)
         }
     }
+
+    /// `prepareForHostWait` with an event already in hand: re-arming a poll finds its
+    /// descriptor closed behind Core's back and the number reused (an error event, reported
+    /// without any completion). Only the no-op request it submits then makes the ring's
+    /// descriptor readable for the host; the next wait reports the event and drops the no-op.
+    @Test(
+        "prepareForHostWait with an event already harvested makes the ring's descriptor readable at once",
+        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+    func preparedWithEventInHand() async throws {
+        let watched = try Pipe()
+        defer { watched.close() }
+        let stranger = try Pipe()
+        defer { stranger.close() }
+        let (polled, reported) = try await onLoopThread(.uring) { _ in
+            let backend = try URingBackend()
+            guard case let .descriptor(ring) = backend.embedding else { return (Int32(-1), [ReadyEvent]()) }
+            var events: [ReadyEvent] = []
+            try backend.register(watched.readEnd, token: Token(rawValue: 1), interest: .readable)
+            watched.fill()
+            // The poll completes once (the file is checked again before the next arming)...
+            try waitOut(backend, timeout: generousDeadline, into: &events)
+            // ...and the number now names another file, with nothing to read.
+            guard dup2(stranger.readEnd, watched.readEnd) == watched.readEnd else { return (Int32(-2), events) }
+            try backend.prepareForHostWait()
+            var entry = pollfd(fd: ring, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&entry, 1, Int32(hangDeadline.components.seconds * 1000))
+            try waitOut(backend, timeout: .zero, into: &events)
+            try backend.unregister(watched.readEnd, token: Token(rawValue: 1))
+            return (polled, events)
+        }
+        #expect(polled == 1, "the host's poll of the ring's descriptor (1: readable, 0: timed out)")
+        #expect(reported == [ReadyEvent(token: Token(rawValue: 1), readiness: .error)])
+    }
 }
 #endif

@@ -177,7 +177,7 @@ struct Version0SourceTests {
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     try? spawnThread {
                         // The loop is about to sleep; signal once it does.
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         source.signal()
                     }
                 }, to: .default)

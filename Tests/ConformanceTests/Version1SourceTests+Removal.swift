@@ -22,7 +22,7 @@ extension Version1SourceTests {
             let kernel = try KernelRegistrations.find(for: loop)
             let inKernel = Lock("never read")
             try spawnThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 source.invalidate()
                 // Read before the close, which would drop an epoll entry by itself.
                 inKernel.withLock { $0 = kernelAccount(kernel, holds: 1, without: ours) }

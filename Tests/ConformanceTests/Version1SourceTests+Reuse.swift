@@ -9,6 +9,7 @@ extension Version1SourceTests {
     @Test("a descriptor closed and reused behind its source's back never feeds the old handler", arguments: backends)
     func reusedDescriptorNeverReachesOldHandler(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try await onLoopThread(backend) { loop in
                 let old = try Pipe()
                 let stranger = try Pipe()

@@ -18,7 +18,7 @@ extension WakeTests {
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         if sleep == 1 { loop.wakeUp() } else { loop.stop() }
                     }
                 }, to: .default)
@@ -43,7 +43,7 @@ extension WakeTests {
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         if sleep == 1 {
                             // What a poster that claimed a wake for an earlier sleep delivers late:
                             // a wake nobody claimed for this sleep. Then a real one.

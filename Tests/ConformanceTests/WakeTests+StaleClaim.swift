@@ -45,7 +45,7 @@ extension WakeTests {
                     if sleep <= 2 {
                         do {
                             try spawnThread {
-                                while !loop.isWaiting { sched_yield() }
+                                guard spinUntilWaiting(loop) else { return loop.stop() }
                                 if sleep == 1 {
                                     loop.holdWakesAfterSeeingSleep {
                                         posterSawSleep.open()

@@ -21,7 +21,7 @@ struct WakeTests {
                     switch passes.add(1, ordering: .relaxed).newValue {
                     case 1:
                         try? spawnThread {
-                            while !loop.isWaiting { sched_yield() }
+                            guard spinUntilWaiting(loop) else { return loop.stop() }
                             loop.wakeUp()
                         }
                     default:
@@ -77,7 +77,7 @@ struct WakeTests {
                     trace("posted while busy")
                     // Stop once the loop sleeps again: a wake left behind would add a pass first.
                     try? spawnThread {
-                        while !loop.isWaiting { sched_yield() }
+                        guard spinUntilWaiting(loop) else { return loop.stop() }
                         loop.stop()
                     }
                 }
@@ -104,7 +104,7 @@ struct WakeTests {
                 var random = SeededRandom(0x9E37_79B9_7F4A_7C15)
                 for round in 0..<rounds {
                     // Vary the moment: sometimes right away, sometimes after the loop went to sleep.
-                    if random.next() >> 62 == 0 { while !loop.isWaiting { sched_yield() } }
+                    if random.next() >> 62 == 0, !spinUntilWaiting(loop) { return loop.stop() }
                     switch round % 3 {
                     case 0: loop.perform { count.add(1, ordering: .relaxed) }
                     case 1: signalSource.signal()
@@ -142,7 +142,7 @@ struct WakeTests {
             ref.value = source
             pipe.fill()
             try spawnThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.add(source, to: .default)
             }
             return loop.run(timeout: generousDeadline)

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RunLoopKit
 import RunLoopKitGLib
 import TestSupport
@@ -12,6 +13,7 @@ struct AttachMisuseTests {
     @Test("attaching a loop on a thread that is not its own traps", arguments: embeddableBackends.map(\.name))
     func attachOffThread(_ name: String) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let made = DispatchSemaphore(value: 0)
             let loop = Ref<Loop>()
             try spawnThread {
@@ -30,6 +32,7 @@ struct AttachMisuseTests {
     @Test("attaching a loop in .common traps", arguments: embeddableBackends.map(\.name))
     func attachInCommon(_ name: String) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             _ = try Loop.current(backend: BackendKind(rawValue: name)!).attach(mode: .common)
         }
         #expect(

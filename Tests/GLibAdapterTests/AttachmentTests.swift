@@ -131,6 +131,7 @@ struct AttachmentTests {
     @Test("detach after the loop's thread ended does nothing, on any thread", arguments: embeddableBackends.map(\.name))
     func detachAfterLoopEnded(_ name: String) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let backend = BackendKind(rawValue: name)!
             let context = g_main_context_new()!
             let reference = GLibMainContext(context)
@@ -155,6 +156,7 @@ struct AttachmentTests {
     @Test("detach on another thread while attached traps with its message", arguments: embeddableBackends.map(\.name))
     func detachOnAnotherThreadTraps(_ name: String) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [name] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let backend = BackendKind(rawValue: name)!
             let attached = Lock<GLibAttachment?>(nil)
             let made = Latch()

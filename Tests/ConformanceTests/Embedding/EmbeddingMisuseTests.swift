@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RunLoopKit
 import TestSupport
 import Testing
@@ -10,6 +11,7 @@ struct EmbeddingMisuseTests {
     @Test("prepareForHost on another thread traps", arguments: embeddableBackends)
     func prepareOffThread(_ backend: BackendKind) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             _ = try parkedLoop(backend).prepareForHost()
         }
         #expect(standardError(of: result).contains("Loop.prepareForHost(in:) called on a thread that is not"))
@@ -18,6 +20,7 @@ struct EmbeddingMisuseTests {
     @Test("dispatchForHost on another thread traps", arguments: embeddableBackends)
     func dispatchOffThread(_ backend: BackendKind) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try parkedLoop(backend).dispatchForHost()
         }
         #expect(standardError(of: result).contains("Loop.dispatchForHost() called on a thread that is not"))
@@ -26,6 +29,7 @@ struct EmbeddingMisuseTests {
     @Test("dispatchForHost without a prepare traps", arguments: embeddableBackends)
     func dispatchWithoutPrepare(_ backend: BackendKind) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try Loop.current(backend: backend).dispatchForHost()
         }
         #expect(standardError(of: result).contains("called without Loop.prepareForHost(in:) before it"))

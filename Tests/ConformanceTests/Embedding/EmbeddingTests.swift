@@ -125,7 +125,7 @@ struct EmbeddingTests {
                     _ = pipe.drain()
                 }, to: .default)
             let writer = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 pipe.fill()
             }
             let served = host.run(until: { handled.value == 1 })
@@ -172,7 +172,7 @@ struct EmbeddingTests {
             let source = Loop.Source { _ = performed.increment() }
             loop.add(source, to: .default)
             let signaller = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 source.signal()
             }
             let served = host.run(until: { performed.value == 1 })
@@ -188,7 +188,7 @@ struct EmbeddingTests {
             let host = try PollHost(loop)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             let waker = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.wakeUp()
             }
             let outcome = host.iterate()
@@ -205,7 +205,7 @@ struct EmbeddingTests {
             let host = try PollHost(loop)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             let stopper = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.stop()
             }
             let first = host.iterate()
@@ -244,7 +244,7 @@ struct EmbeddingTests {
             let idle = (wait.deadline, wait.isReady, wait.timeoutMilliseconds())
             let first = loop.dispatchForHost()
             let poster = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform { _ = ran.increment() }
             }
             let woke = host.iterate()
@@ -311,7 +311,7 @@ struct EmbeddingTests {
             // does when its check finds nothing): the second wait must still see it.
             _ = loop.prepareForHost()
             let poster = try JoinableThread {
-                while !loop.isWaiting { sched_yield() }
+                guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform { _ = ran.increment() }
             }
             let posted = poster.join()

@@ -27,7 +27,7 @@ struct SignalFaultTests {
                 due.value = timer.nextFireInstant
             }
             // Let the storm get going before the timer is added.
-            while storm.sent < 10 { sched_yield() }
+            spin(until: { storm.sent >= 10 }, "the signal storm never got going")
             let (before, sentBefore) = (loop.statistics, storm.sent)
             let start = ContinuousClock.now
             loop.add(timer, to: .default)
@@ -62,7 +62,7 @@ struct SignalFaultTests {
         let outcome = try await onLoopThread(backend) { loop in
             let storm = try SignalStorm()
             defer { storm.stop() }
-            while storm.sent < 10 { sched_yield() }
+            spin(until: { storm.sent >= 10 }, "the signal storm never got going")
             let port = try Loop.Port<Int>()
             let violations = Violations()
             let (nextBlock, nextMessage, performs, fired) = (AtomicInt(), AtomicInt(), AtomicInt(), AtomicInt())

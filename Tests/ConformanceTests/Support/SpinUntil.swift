@@ -1,0 +1,38 @@
+import Glibc
+import RunLoopKit
+import Testing
+
+/// How long a wait that can hang lasts before its test fails, naming the line: a minute, not
+/// ``generousDeadline``'s five, for the spins of ``spin(until:within:_:sourceLocation:)`` and
+/// the awaits that ``within(_:sourceLocation:_:)`` guards. Long enough for a thread
+/// descheduled on a loaded two-core machine; a hang costs a minute, not the run.
+let hangDeadline: Duration = .seconds(60)
+
+/// Spins (yielding the processor) until `condition` holds, on a thread that must not sleep
+/// between looks (a test that races the loop's sleep). Returns false once `deadline` passed
+/// with the condition still false, after recording an issue at the caller's line: the caller
+/// then stops instead of spinning for ever.
+@discardableResult
+func spin(
+    until condition: () -> Bool, within deadline: Duration = hangDeadline, _ what: @autoclosure () -> String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let end = ContinuousClock.now + deadline
+    while !condition() {
+        guard ContinuousClock.now < end else {
+            Issue.record("\(what()) within \(deadline)", sourceLocation: sourceLocation)
+            return false
+        }
+        sched_yield()
+    }
+    return true
+}
+
+/// Spins until `loop` sleeps (see ``spin(until:within:_:sourceLocation:)``); false, with an
+/// issue recorded at the caller's line, if it did not within `deadline`.
+@discardableResult
+func spinUntilWaiting(
+    _ loop: Loop, within deadline: Duration = hangDeadline, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    spin(until: { loop.isWaiting }, within: deadline, "\(loop) never went to sleep", sourceLocation: sourceLocation)
+}
