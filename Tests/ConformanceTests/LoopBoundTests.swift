@@ -10,7 +10,9 @@ struct LoopBoundTests {
     func boxSharedByHandlers(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
-        let log = try await within(hangDeadline) { try await worker.submit { LoopBoundBox([String](), loop: loop) } }
+        let log = try await within(generousDeadline) {
+            try await worker.submit { LoopBoundBox([String](), loop: loop) }
+        }
         let fired = Latch()
         let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
             log.withValue { $0.append("timer") }
@@ -23,8 +25,8 @@ struct LoopBoundTests {
                 if index == 2 { loop.add(timer, to: .default) }
             }
         }
-        #expect(await fired.waitOffPool(for: hangDeadline))
-        let logged = try await within(hangDeadline) { try await worker.submit { log.value } }
+        #expect(await fired.waitOffPool(for: generousDeadline))
+        let logged = try await within(generousDeadline) { try await worker.submit { log.value } }
         #expect(logged == ["block 0", "block 1", "block 2", "timer"])
         worker.stop()
     }
@@ -33,18 +35,18 @@ struct LoopBoundTests {
     func boundValue(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let loop = worker.loop
-        let bound = try await within(hangDeadline) {
+        let bound = try await within(generousDeadline) {
             try await worker.submit {
                 let tally = Tally()
                 tally.count = 5
                 return LoopBound(tally, loop: loop)
             }
         }
-        #expect(try await within(hangDeadline) { try await worker.submit { bound.value.count } } == 5)
+        #expect(try await within(generousDeadline) { try await worker.submit { bound.value.count } } == 5)
         let box = LoopBoundBox.makeSending(Tally(), loop: loop)
         #expect(box.loop === loop)
-        try await within(hangDeadline) { try await worker.submit { box.value.count += 2 } }
-        #expect(try await within(hangDeadline) { try await worker.submit { box.value.count } } == 2)
+        try await within(generousDeadline) { try await worker.submit { box.value.count += 2 } }
+        #expect(try await within(generousDeadline) { try await worker.submit { box.value.count } } == 2)
         worker.stop()
     }
 }

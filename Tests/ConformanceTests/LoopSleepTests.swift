@@ -12,7 +12,7 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
         let before = worker.loop.statistics.timerFires
-        try await within(hangDeadline) {
+        try await within(generousDeadline) {
             try await worker.loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
         }
         #expect(worker.loop.statistics.timerFires == before + 1)
@@ -30,10 +30,10 @@ struct LoopSleepTests {
         defer { host.stop() }
         let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
         #expect(
-            await eventually(within: hangDeadline) { worker.loop.timerCount(in: .default) == 1 },
+            await eventually(within: generousDeadline) { worker.loop.timerCount(in: .default) == 1 },
             "the sleep's timer is armed")
         sleeper.cancel()
-        let outcome = try await within(hangDeadline) { await sleeper.result }
+        let outcome = try await within(generousDeadline) { await sleeper.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -47,7 +47,7 @@ struct LoopSleepTests {
             withUnsafeCurrentTask { $0?.cancel() }
             try await worker.loop.sleep(for: .seconds(3600))
         }
-        let outcome = try await within(hangDeadline) { await sleeper.result }
+        let outcome = try await within(generousDeadline) { await sleeper.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -61,10 +61,10 @@ struct LoopSleepTests {
         defer { host.stop() }
         let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
         #expect(
-            await eventually(within: hangDeadline) { worker.loop.timerCount(in: .default) == 1 },
+            await eventually(within: generousDeadline) { worker.loop.timerCount(in: .default) == 1 },
             "the sleep's timer is armed")
         worker.stop()
-        let outcome = try await within(hangDeadline) { await sleeper.result }
+        let outcome = try await within(generousDeadline) { await sleeper.result }
         #expect(throws: LoopEndedError.self) { try outcome.get() }
     }
 
@@ -74,7 +74,7 @@ struct LoopSleepTests {
         let loop = worker.loop
         worker.stop()
         await #expect(throws: LoopEndedError.self) {
-            try await within(hangDeadline) { try await loop.sleep(for: .seconds(3600)) }
+            try await within(generousDeadline) { try await loop.sleep(for: .seconds(3600)) }
         }
     }
 
@@ -83,7 +83,7 @@ struct LoopSleepTests {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
         await #expect(throws: ArgumentError.self) {
-            try await within(hangDeadline) {
+            try await within(generousDeadline) {
                 try await worker.loop.sleep(for: .milliseconds(1), tolerance: .milliseconds(-1))
             }
         }

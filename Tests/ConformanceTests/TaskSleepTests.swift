@@ -14,7 +14,7 @@ struct TaskSleepTests {
         defer { worker.stop() }
         let loop = worker.loop
         let before = loop.statistics.timerFires
-        let resumedOnLoop = try await within(hangDeadline) {
+        let resumedOnLoop = try await within(generousDeadline) {
             try await Task(executorPreference: loop) {
                 try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
                 return Loop.currentIfCreated === loop
@@ -31,7 +31,7 @@ struct TaskSleepTests {
         let loop = worker.loop
         let before = loop.statistics.timerFires
         let deadline = SuspendingClock.now + .milliseconds(2)
-        let woke = try await within(hangDeadline) {
+        let woke = try await within(generousDeadline) {
             try await Task(executorPreference: loop) {
                 try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .suspending)
                 return (SuspendingClock.now, Loop.currentIfCreated === loop)
@@ -50,7 +50,7 @@ struct TaskSleepTests {
         defer { worker.stop() }
         let loop = worker.loop
         let before = loop.statistics.timerFires
-        let resumedOnLoop = try await within(hangDeadline) { try await SleepingActor(loop: loop).sleep() }
+        let resumedOnLoop = try await within(generousDeadline) { try await SleepingActor(loop: loop).sleep() }
         #expect(resumedOnLoop)
         #expect(loop.statistics.timerFires == before)
     }

@@ -2,10 +2,12 @@ import Glibc
 import RunLoopKit
 import Testing
 
-/// How long a wait that can hang lasts before its test fails, naming the line: a minute, not
-/// ``generousDeadline``'s five, for the spins of ``spin(until:within:_:sourceLocation:)`` and
-/// the awaits that ``within(_:sourceLocation:_:)`` guards. Long enough for a thread
-/// descheduled on a loaded two-core machine; a hang costs a minute, not the run.
+/// How long a wait on a thread of its own can hang before its test fails, naming the line: a
+/// minute, not ``generousDeadline``'s five, for the spins of
+/// ``spin(until:within:_:sourceLocation:)`` and waits on threads. Long enough for a thread
+/// descheduled on a loaded two-core machine; a hang costs a minute, not the run. An await that
+/// needs the cooperative pool keeps ``generousDeadline``: the whole suite in parallel, with the
+/// exit tests' children starting, has held the pool's two threads for over two minutes.
 let hangDeadline: Duration = .seconds(60)
 
 /// Spins (yielding the processor) until `condition` holds, on a thread that must not sleep
