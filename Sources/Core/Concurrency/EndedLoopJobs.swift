@@ -64,7 +64,8 @@ final class EndedLoopJobs: Sendable {
     private func drain(for loop: Loop) {
         DispatchQueue.global().async { [self] in
             servingThread.store(pthread_self(), ordering: .relaxed)
-            defer { servingThread.store(0, ordering: .relaxed) }
+            // `takeHeldOrStop` clears `servingThread` in the critical section that ends the
+            // drain: cleared after it, it could erase the thread of a drain started meanwhile.
             while let batch = takeHeldOrStop() {
                 for job in batch {
                     job.runSynchronously(
@@ -79,6 +80,7 @@ final class EndedLoopJobs: Sendable {
     private func takeHeldOrStop() -> [UnownedJob]? {
         state.withLock { state in
             guard !state.held.isEmpty else {
+                servingThread.store(0, ordering: .relaxed)
                 state.isDraining = false
                 return nil
             }

@@ -155,11 +155,13 @@ extension Loop {
         // [G4] Still on the loop's thread, before the backend goes.
         if backendServesOwnSources { _ = registrar.withBackend { $0.loopWillEnd() } }
         registrar.tearDown()
-        // Jobs of Swift concurrency the loop dropped above were held; they run from now on, on
-        // the executor that stands for the ended loop [E3].
-        endedJobs.loopDidEnd(self)
-        // Last, once nothing queued can run any more: an attachment may fail what waits on it.
+        // Once nothing queued can run any more: an attachment may fail what waits on it (the NIO
+        // adapter runs the work the loop dropped, on this thread).
         attachments.loopDidEnd()
+        // Last: jobs of Swift concurrency the loop dropped above were held; they run from now
+        // on, on the executor that stands for the ended loop [E3], after the attachments' own
+        // end-of-loop work on this thread.
+        endedJobs.loopDidEnd(self)
     }
 }
 
