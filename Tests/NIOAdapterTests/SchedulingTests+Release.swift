@@ -41,7 +41,8 @@ extension SchedulingTests {
             defer { worker.stop() }
             let eventLoop = worker.loop.eventLoop
             let captured = WeakRef<Captured>()
-            let base = NIODeadline.now() + .milliseconds(50)
+            // Far enough that a thread descheduled before the cancel does not let the task run.
+            let base = NIODeadline.now() + .seconds(2)
             let next: Scheduled<Int> = {
                 let object = Captured()
                 captured.value = object
