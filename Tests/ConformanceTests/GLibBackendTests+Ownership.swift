@@ -115,7 +115,10 @@ extension GLibBackendTests {
             for _ in 0..<workers {
                 threads.append(
                     try JoinableThread {
-                        guard inCallout.wait(for: Self.stepDeadline) else { return }
+                        guard inCallout.wait(for: Self.stepDeadline) else {
+                            Issue.record("the main thread never entered its callout: no invoke was made")
+                            return
+                        }
                         for index in 0..<(perWorker * 2) {
                             g_main_context_invoke(nil, recordInvocation, data.pointer)
                             if index == perWorker - 1, made.increment() == workers { firstHalves.open() }
@@ -150,7 +153,10 @@ extension GLibBackendTests {
             let release = Latch()
             let released = Latch()
             let owner = try JoinableThread {
-                guard g_main_context_acquire(context.pointer) != 0 else { return }
+                guard g_main_context_acquire(context.pointer) != 0 else {
+                    Issue.record("the owner thread could not acquire the fresh context")
+                    return
+                }
                 acquired.open()
                 release.wait(for: Self.stepDeadline)
                 g_main_context_release(context.pointer)
