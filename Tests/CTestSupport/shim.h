@@ -19,6 +19,7 @@
 static const int rlk_test_sys_epoll_pwait2 = __NR_epoll_pwait2;
 static const int rlk_test_sys_epoll_ctl = __NR_epoll_ctl;
 static const int rlk_test_sys_io_uring_setup = __NR_io_uring_setup;
+static const int rlk_test_sys_epoll_create1 = __NR_epoll_create1;
 
 /// From now on, the calling thread's `number` system call fails with `error` (what older
 /// container seccomp profiles answer for calls they do not know). Returns 0 on success.

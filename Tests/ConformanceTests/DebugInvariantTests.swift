@@ -25,6 +25,43 @@ struct DebugInvariantTests {
         #expect(text(of: result).contains("taken again by the thread that holds it"))
     }
 
+    /// Each of Core's ranked locks, as the code makes it, taken while the loop's block-queue
+    /// lock (the last rank) is held: every one must trap, naming both. A rank dropped from the
+    /// lock taken lets it through; one dropped from the block-queue lock lets every case through
+    /// (the held lock is not counted); a rank changed names the wrong lock.
+    @Test(
+        "taking any of Core's real locks while holding the block-queue lock traps, naming both",
+        arguments: CoreLockForTesting.allCases.filter { $0 != .blockQueue })
+    func lockOrderTrapsOnCoreLocks(_ lock: CoreLockForTesting) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [lock] in
+            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
+            let loop = try Loop.current(backend: backends[0])
+            loop.withCoreLockHeld(.blockQueue) { loop.withCoreLockHeld(lock) {} }
+        }
+        #expect(
+            text(of: result).contains(
+                "lock order broken: taking the \(Self.rankName(lock)) lock while holding the block queue lock"))
+    }
+
+    /// Every pair of Core's real locks taken in the documented order, the block queue last:
+    /// none traps (the order the code relies on is the order the ranks check).
+    @Test("Core's real locks taken in order do not trap")
+    func lockOrderKeptOnCoreLocks() async throws {
+        try await offThePool {
+            let loop = try Loop.current(backend: backends[0]) // This thread's, never run.
+            let order: [CoreLockForTesting] = [.backend, .timer, .loopState, .blockQueue]
+            var reached = 0
+            loop.withCoreLockHeld(order[0]) {
+                loop.withCoreLockHeld(order[1]) {
+                    loop.withCoreLockHeld(order[2]) { loop.withCoreLockHeld(order[3]) { reached += 1 } }
+                }
+            }
+            // The backend lock is recursive by design: a libevent callback removes a source.
+            loop.withCoreLockHeld(.backend) { loop.withCoreLockHeld(.backend) { reached += 1 } }
+            #expect(reached == 2)
+        }
+    }
+
     @Test("taking locks against the lock order traps, naming both")
     func lockOrderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -46,6 +83,16 @@ struct DebugInvariantTests {
             #expect(sum == 0)
             // Released in order: an earlier rank may be taken again afterwards.
             #expect(state.withLock { $0 } == 0)
+        }
+    }
+
+    /// How the trap message names `lock`'s rank.
+    private static func rankName(_ lock: CoreLockForTesting) -> String {
+        switch lock {
+        case .backend: "backend"
+        case .timer, .observer, .source: "item (timer, source or observer)"
+        case .loopState: "loop state"
+        case .blockQueue: "block queue"
         }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import RunLoopKit
 import RunLoopKitNIO
@@ -60,16 +61,20 @@ struct LoopEndTests {
     }
 
     @Test(
-        "after the end: execute runs on the calling thread holding the event loop; scheduleTask and submit fail with shutdown",
+        "after the end: execute runs on the ended loop's executor, never inline, holding the event loop; scheduleTask and submit fail with shutdown",
         arguments: adapterBackends)
     func afterTheEnd(_ backend: BackendKind) async throws {
         try await offThePool {
             let worker = try LoopThread(backend: backend)
             let eventLoop = worker.loop.eventLoop
             worker.stop()
-            let ranHere = Lock<Bool?>(nil)
-            eventLoop.execute { ranHere.withLock { $0 = eventLoop.inEventLoop } }
-            #expect(ranHere.withLock { $0 } == true)
+            let caller = pthread_self()
+            let ran = Lock<(inEventLoop: Bool, inline: Bool)?>(nil)
+            eventLoop.execute { ran.withLock { $0 = (eventLoop.inEventLoop, pthread_self() == caller) } }
+            #expect(
+                waitUntil(within: .seconds(60)) { ran.withLock { $0 != nil } }, "execute's task did not run in 60 s")
+            #expect(ran.withLock { $0?.inEventLoop } == true)
+            #expect(ran.withLock { $0?.inline } == false, "execute ran its task inline on the calling thread")
             #expect(!eventLoop.inEventLoop)
             let scheduled = eventLoop.scheduleTask(in: .milliseconds(1)) { 1 }
             #expect(failed(try outcome(of: scheduled.futureResult), with: .shutdown))
@@ -81,6 +86,40 @@ struct LoopEndTests {
         }
     }
 
+    /// After the end, the event loop's work and Swift jobs isolated to the loop (its executor is
+    /// the event loop's) are served by one executor: they never run side by side, and each holds
+    /// the event loop. Both are given from several threads at once, and each stays a while.
+    @Test(
+        "after the end, execute work and an actor isolated to the loop take turns on one executor, each holding the event loop",
+        arguments: adapterBackends)
+    func oneExecutorAfterTheEnd(_ backend: BackendKind) async throws {
+        let worker = try LoopThread(backend: backend)
+        let eventLoop = worker.loop.eventLoop
+        let actor = IsolatedToLoop(loop: worker.loop)
+        await worker.finish()
+        let probe = TurnProbe()
+        let rounds = 300
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    await offThePool {
+                        for _ in 0..<rounds {
+                            eventLoop.execute { probe.visit(holdingEventLoop: eventLoop.inEventLoop) }
+                        }
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<rounds { await actor.visit(probe) }
+                }
+            }
+            await group.waitForAll()
+        }
+        #expect(
+            await eventually(within: .seconds(60)) { probe.visits.load(ordering: .acquiring) == 4 * rounds },
+            "\(probe.visits.load(ordering: .acquiring)) of \(4 * rounds) visits in 60 s")
+        #expect(probe.overlaps.load(ordering: .acquiring) == 0, "work ran side by side with the loop's own")
+        #expect(probe.outsideEventLoop.load(ordering: .acquiring) == 0, "work ran without holding the event loop")
+    }
     @Test("an adapter made after the loop ended behaves as ended", arguments: adapterBackends)
     func adapterMadeAfterTheEnd(_ backend: BackendKind) async throws {
         try await offThePool {
@@ -113,5 +152,34 @@ struct LoopEndTests {
             }
             #expect(executed.value == 200)
         }
+    }
+}
+
+/// An actor whose executor is the loop (and so the event loop's).
+private actor IsolatedToLoop {
+    let loop: Loop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    init(loop: Loop) { self.loop = loop }
+
+    func visit(_ probe: TurnProbe) {
+        probe.visit(holdingEventLoop: loop.eventLoop.inEventLoop)
+    }
+}
+
+/// Counts visits, visits made while another was inside, and visits off the event loop.
+private final class TurnProbe: Sendable {
+    private let inside = Atomic<Bool>(false)
+    let visits = Atomic<Int>(0)
+    let overlaps = Atomic<Int>(0)
+    let outsideEventLoop = Atomic<Int>(0)
+
+    func visit(holdingEventLoop: Bool) {
+        if inside.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+        if !holdingEventLoop { outsideEventLoop.add(1, ordering: .relaxed) }
+        // Stay a little, so that work served by a second executor would meet this one.
+        let until = ContinuousClock.now + .microseconds(20)
+        while ContinuousClock.now < until {}
+        inside.store(false, ordering: .releasing)
+        visits.add(1, ordering: .releasing)
     }
 }

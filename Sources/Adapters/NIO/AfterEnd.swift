@@ -1,4 +1,3 @@
-import Glibc
 import NIOCore
 import RunLoopKit
 import Synchronization
@@ -8,31 +7,29 @@ import Synchronization
 /// with its thread drops its queued blocks and invalidates its timers, rule L5; a stopping
 /// `LoopThread` refuses blocks, rule E2).
 ///
-/// Work the loop drops before it has ended (a ``LoopThread`` refuses blocks once stopping, while
-/// its last blocks still run) is held until the end, so that it never runs beside the loop's own
-/// work. From the end on, it is served at once by the thread that gives it (or by the thread
-/// already serving, which picks it up): one task at a time, in order, with that thread holding
-/// the event loop (``LoopEventLoop/inEventLoop`` is true for it, and for no other thread).
+/// Dropped work goes to the executor that stands for the ended loop (`Loop`'s rule E3): held
+/// until the loop has ended, so that it never runs beside the loop's own work, then run on a
+/// thread of Dispatch's pool, one task at a time, in order, together with the Swift jobs the
+/// loop dropped — one serializer, so an actor isolated to the loop and the event loop's work
+/// never run side by side after the end, as they never do before it. That thread holds the
+/// event loop (``LoopEventLoop/inEventLoop`` is true for it while it serves, and for no other).
 final class AfterEnd: Sendable {
     private struct State {
         var hasEnded = false
-        var isServing = false
-        var queued: [@Sendable () -> Void] = []
         var pending: [UInt64: any PendingScheduledTask] = [:]
     }
 
+    private let loop: Loop
     private let state = Lock(State())
-    /// The thread serving work after the end (`pthread_self()`), 0 when none; written under
-    /// `state`'s lock, read without it by ``isServing``.
-    private let servingThread = Atomic<UInt>(0)
     /// The last scheduled task's number: tasks are numbered in the order they are scheduled.
     private let lastTaskID = Atomic<UInt64>(0)
 
-    /// Whether the calling thread is serving work after the loop's end.
-    var isServing: Bool {
-        let serving = servingThread.load(ordering: .acquiring)
-        return serving != 0 && serving == pthread_self()
+    init(loop: Loop) {
+        self.loop = loop
     }
+
+    /// Whether the calling thread is serving work after the loop's end.
+    var isServing: Bool { loop.isServingEndedLoopWork }
 
     /// A number for a new scheduled task, greater than every earlier one's.
     func nextTaskID() -> UInt64 {
@@ -59,57 +56,26 @@ final class AfterEnd: Sendable {
         state.withLock { state in state.pending[id] }
     }
 
-    /// Runs `task`, which the loop dropped: held until the loop has ended, then served.
+    /// Runs `task`, which the loop dropped, on the ended loop's executor.
     func serve(_ task: @escaping @Sendable () -> Void) {
-        let mustServe: Bool = state.withLock { state in
-            state.queued.append(task)
-            guard state.hasEnded, !state.isServing else { return false }
-            startServing(&state)
-            return true
-        }
-        if mustServe { serveQueuedThenStop() }
+        loop.runOnEndedLoopExecutor(task)
     }
 
-    /// The loop has ended (on its thread, during its teardown): runs the work it dropped, then
-    /// fails the scheduled tasks still pending with `EventLoopError.shutdown` (a scheduled
-    /// callback's handler hears `didCancelScheduledCallback`), in the order they were due, as
-    /// NIO's own loops do when they shut down (immediate tasks run, scheduled ones fail).
+    /// The loop is ending (on its thread, during its teardown, after it dropped its blocks):
+    /// after the work it dropped, the ended loop's executor fails the scheduled tasks still
+    /// pending with `EventLoopError.shutdown` (a scheduled callback's handler hears
+    /// `didCancelScheduledCallback`), in the order they were due, as NIO's own loops do when they
+    /// shut down (immediate tasks run, scheduled ones fail).
     func end() {
         let pending: [any PendingScheduledTask] = state.withLock { state in
             state.hasEnded = true
-            // No one serves before the end (`serve` only holds work until then).
-            startServing(&state)
             defer { state.pending = [:] }
             return Array(state.pending.values)
         }
-        while let batch = takeQueued(stoppingIfEmpty: false) { for task in batch { task() } }
+        guard !pending.isEmpty else { return }
         let byDeadline = pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-        for task in byDeadline { task.fail(EventLoopError.shutdown) }
-        serveQueuedThenStop()
-    }
-
-    private func startServing(_ state: inout State) {
-        state.isServing = true
-        servingThread.store(pthread_self(), ordering: .releasing)
-    }
-
-    /// Runs queued work until none is left, then stops serving (in the same critical section
-    /// that finds the queue empty, so work queued meanwhile is never stranded).
-    private func serveQueuedThenStop() {
-        while let batch = takeQueued(stoppingIfEmpty: true) { for task in batch { task() } }
-    }
-
-    private func takeQueued(stoppingIfEmpty: Bool) -> [@Sendable () -> Void]? {
-        state.withLock { state in
-            guard state.queued.isEmpty else {
-                defer { state.queued = [] }
-                return state.queued
-            }
-            if stoppingIfEmpty {
-                state.isServing = false
-                servingThread.store(0, ordering: .releasing)
-            }
-            return nil
+        loop.runOnEndedLoopExecutor {
+            for task in byDeadline { task.fail(EventLoopError.shutdown) }
         }
     }
 }

@@ -30,10 +30,11 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
 
     /// What outlives the loop's thread: scheduled tasks not yet run, and work that reached
     /// the loop too late to run on it.
-    let afterEnd = AfterEnd()
+    let afterEnd: AfterEnd
 
     init(loop: Loop) {
         self.loop = loop
+        afterEnd = AfterEnd(loop: loop)
     }
 
     /// The adapter and its loop, for messages: `LoopEventLoop(Loop(epoll, main))`.
@@ -42,7 +43,8 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     // MARK: - Where code runs
 
     /// Whether the calling thread holds this event loop: it is the loop's own thread, or,
-    /// once the loop has ended, the thread serving the work that reached it too late.
+    /// once the loop has ended, the thread running the ended loop's executor's work (the work
+    /// that reached the loop too late, and the Swift jobs it dropped).
     public var inEventLoop: Bool {
         loop.isOnOwnThread || afterEnd.isServing
     }
@@ -69,10 +71,11 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// Runs `task` on the loop's thread in its common modes, after the work given before it.
     ///
     /// Safe to call from any thread. Work that the loop drops because its thread ended (it
-    /// was still queued, or it came later) is not lost: it runs once the loop has ended, in
-    /// the order it came, one task at a time, with ``inEventLoop`` true for it (as NIO's own
-    /// loops run their remaining tasks when they shut down); a task may be a promise's
-    /// completion, and dropping one would leave its future waiting for ever.
+    /// was still queued, or it came later) is not lost: it runs once the loop has ended, on the
+    /// executor that stands for the ended loop (a thread of Dispatch's pool, never inline in
+    /// this call), in the order it came, one task at a time, with ``inEventLoop`` true for it
+    /// (as NIO's own loops run their remaining tasks when they shut down); a task may be a
+    /// promise's completion, and dropping one would leave its future waiting for ever.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let job = LoopJob(task, dropped: afterEnd)
         // A block for the common modes, FIFO with every other block (rules B1, B2).
@@ -110,8 +113,9 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
 
     // MARK: - LoopAttachment
 
-    /// Fails the pending scheduled tasks with `EventLoopError.shutdown` and serves the work
-    /// the loop dropped; from now on, work given to the adapter is served the same way.
+    /// Has the ended loop's executor fail the pending scheduled tasks with
+    /// `EventLoopError.shutdown`, after the work the loop dropped; work given to the adapter
+    /// from now on is served there too.
     package func loopDidEnd() {
         afterEnd.end()
     }

@@ -45,6 +45,11 @@ final class BlockQueue: Sendable {
     /// none takes no lock.
     private let count = Atomic<Int>(0)
 
+    #if DEBUG
+    /// For the lock-order tests (debug builds only): runs `body` holding the queue's lock.
+    func withLockHeld(_ body: () -> Void) { queue.withLock { _ in body() } }
+    #endif
+
     /// What ``append(_:)`` did.
     enum Appended {
         /// Queued as number `sequence` (for ``remove(sequence:)``); every mode it names is

@@ -17,12 +17,23 @@ import Synchronization
 /// the order handed over, isolated to the loop's executor (``Loop/checkIsolated()`` passes there,
 /// since that code is the actor's). The thread is not the loop's: ``LoopBound`` values and
 /// ``Loop/currentIfCreated`` answer as anywhere else off the loop's thread.
+///
+/// Adapters hand their own dropped work here too (``Loop/runOnEndedLoopExecutor(_:)``): the
+/// SwiftNIO adapter's `execute` work and its end-of-loop failures. One serializer stands for the
+/// ended loop, so an actor isolated to the loop and the adapter's event-loop work never run
+/// side by side after the end, as they never do before it.
 final class EndedLoopJobs: Sendable {
+    /// What is handed over: a job of Swift concurrency, or an adapter's closure.
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
     private struct State {
         var hasEnded = false
         /// A drain is queued or running; it clears this when it finds nothing left.
         var isDraining = false
-        var held: [UnownedJob] = []
+        var held: [Work] = []
     }
 
     // A leaf lock: nothing else is locked while it is held.
@@ -39,8 +50,18 @@ final class EndedLoopJobs: Sendable {
 
     /// Takes `job`, which `loop` dropped: held until the loop has ended, then run.
     func take(_ job: UnownedJob, droppedBy loop: Loop) {
+        take(.job(job), for: loop)
+    }
+
+    /// Takes an adapter's `work` for `loop`: held until the loop has ended, then run, in order
+    /// with the jobs.
+    func take(_ work: @escaping @Sendable () -> Void, for loop: Loop) {
+        take(.closure(work), for: loop)
+    }
+
+    private func take(_ work: Work, for loop: Loop) {
         let mustDrain: Bool = state.withLock { state in
-            state.held.append(job)
+            state.held.append(work)
             guard state.hasEnded, !state.isDraining else { return false }
             state.isDraining = true
             return true
@@ -67,9 +88,14 @@ final class EndedLoopJobs: Sendable {
             // `takeHeldOrStop` clears `servingThread` in the critical section that ends the
             // drain: cleared after it, it could erase the thread of a drain started meanwhile.
             while let batch = takeHeldOrStop() {
-                for job in batch {
-                    job.runSynchronously(
-                        isolatedTo: loop.asUnownedSerialExecutor(), taskExecutor: loop.asUnownedTaskExecutor())
+                for work in batch {
+                    switch work {
+                    case let .job(job):
+                        job.runSynchronously(
+                            isolatedTo: loop.asUnownedSerialExecutor(), taskExecutor: loop.asUnownedTaskExecutor())
+                    case let .closure(closure):
+                        closure()
+                    }
                 }
             }
         }
@@ -77,7 +103,7 @@ final class EndedLoopJobs: Sendable {
 
     /// What is held, or nil after ending the drain (in the same critical section that finds
     /// nothing, so a job handed over meanwhile is never stranded).
-    private func takeHeldOrStop() -> [UnownedJob]? {
+    private func takeHeldOrStop() -> [Work]? {
         state.withLock { state in
             guard !state.held.isEmpty else {
                 servingThread.store(0, ordering: .relaxed)

@@ -22,8 +22,23 @@ extension Loop: SerialExecutor, TaskExecutor {
     /// ended loop's executor runs (rule E3): code isolated to a loop-backed actor runs nowhere
     /// else.
     public func checkIsolated() {
-        trap(
-            unless: isOnOwnThread || endedJobs.isServingOnCurrentThread,
-            "expected to run on \(self)'s thread (the executor of this actor)")
+        trap(unless: isIsolatedHere, "expected to run on \(self)'s thread (the executor of this actor)")
     }
+
+    /// Whether code isolated to an actor this loop executes may run on the calling thread:
+    /// the loop's own thread, or a job the ended loop's executor runs (rule E3).
+    var isIsolatedHere: Bool { isOnOwnThread || endedJobs.isServingOnCurrentThread }
+
+    /// For adapters: runs `work` on the executor that stands for the loop once it has ended
+    /// (rule E3): held until the loop has ended, then run on a thread of Dispatch's pool — never
+    /// inline — one at a time, in the order handed over, together with the Swift jobs the loop
+    /// dropped. An adapter's work dropped by the loop goes here, so that it never runs beside
+    /// code isolated to the loop.
+    package func runOnEndedLoopExecutor(_ work: @escaping @Sendable () -> Void) {
+        endedJobs.take(work, for: self)
+    }
+
+    /// Whether the calling thread is running work of the ended loop's executor
+    /// (``runOnEndedLoopExecutor(_:)``, or a job the loop dropped).
+    package var isServingEndedLoopWork: Bool { endedJobs.isServingOnCurrentThread }
 }

@@ -46,15 +46,23 @@ struct HandlerIsolation: Sendable {
     }
 
     /// `call` preceded by a check that the calling thread is isolated to the handler's actor:
-    /// a check, not an assumption (for the main actor, its executor recognises the main thread,
-    /// whether it is Dispatch's main queue or RunLoopKit's `MainLoopExecutor`). Used only for
-    /// an isolated handler: a nonisolated one is stored as it is, with no wrapper to go through.
+    /// a check, not an assumption. The loop has admitted only the two kinds `refusal(by:)`
+    /// allows, and checks each itself so that the trap keeps its message in release builds
+    /// (`preconditionIsolated` drops it there when the executor answers "no" without trapping,
+    /// as `MainLoopExecutor` does): the main actor runs on the main thread; an actor whose
+    /// executor is a loop runs where that loop's `checkIsolated` passes (its thread, or the
+    /// ended loop's executor, rule E3). Used only for an isolated handler: a nonisolated one is
+    /// stored as it is, with no wrapper to go through.
     func checked<each Argument>(
         _ call: @escaping @Sendable (repeat each Argument) -> Void
     ) -> @Sendable (repeat each Argument) -> Void {
         guard let actor else { trap("HandlerIsolation.checked(_:): the handler is nonisolated") }
+        let isMainActor = self.isMainActor
+        let executorLoop = actor.unownedExecutor.asSerialExecutor() as? Loop
+        // An actor of neither kind is refused when the handler is added, so never called.
         return { (argument: repeat each Argument) in
-            actor.preconditionIsolated("RunLoopKit: a handler isolated to \(actor) was called off that actor")
+            let isolated = isMainActor ? Loop.isOnMainThread : executorLoop?.isIsolatedHere ?? false
+            trap(unless: isolated, "RunLoopKit: a handler isolated to \(actor) was called off that actor")
             call(repeat each argument)
         }
     }
