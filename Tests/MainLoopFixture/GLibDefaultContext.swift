@@ -55,7 +55,8 @@ private struct NestedMainLoop: @unchecked Sendable {
 private final class InvokeRecord: Sendable {
     let mainThread: pthread_t
     let total: Int
-    let loop: Loop
+    /// Called by the last function: stops the main thread's loop.
+    let finish: @Sendable () -> Void
     /// Functions that ran.
     let ran = Atomic<Int>(0)
     /// Functions that ran on a thread other than the main thread (the context's owner).
@@ -67,10 +68,20 @@ private final class InvokeRecord: Sendable {
     /// Functions running now, plus one while the main thread is in the stress's callout.
     let running = Atomic<Int>(0)
 
-    init(total: Int, loop: Loop) {
+    init(total: Int, finish: @escaping @Sendable () -> Void) {
         mainThread = pthread_self()
         self.total = total
-        self.loop = loop
+        self.finish = finish
+    }
+
+    /// The scenario's figures, one line each.
+    var lines: [String] {
+        [
+            "invoked: \(ran.load(ordering: .sequentiallyConsistent)) of \(total)",
+            "ran on another thread: \(elsewhere.load(ordering: .sequentiallyConsistent))",
+            "ran without owning the context: \(notOwner.load(ordering: .sequentiallyConsistent))",
+            "ran while main-thread code ran: \(overlapping.load(ordering: .sequentiallyConsistent))",
+        ]
     }
 }
 
@@ -85,7 +96,7 @@ private let recordInvocation: GSourceFunc = { data in
     }
     if g_main_context_is_owner(nil) == 0 { record.notOwner.add(1, ordering: .sequentiallyConsistent) }
     record.running.subtract(1, ordering: .sequentiallyConsistent)
-    if record.ran.add(1, ordering: .sequentiallyConsistent).newValue == record.total { record.loop.stop() }
+    if record.ran.add(1, ordering: .sequentiallyConsistent).newValue == record.total { record.finish() }
     return 0 // G_SOURCE_REMOVE: once.
 }
 
@@ -99,33 +110,10 @@ private var ownsDefaultContext: Bool { g_main_context_is_owner(nil) != 0 }
 /// on the main thread, one at a time, never on the worker. A chain: each step is caused by the
 /// one before.
 func invokeOwnershipScenario(_ loop: Loop, trace: @escaping @Sendable (String) -> Void) throws {
-    let workers = 4
-    let perWorker = 500
-    let record = InvokeRecord(total: workers * perWorker * 2, loop: loop)
+    let record = InvokeRecord(total: invokeWorkers * invokesPerWorker * 2, finish: { loop.stop() })
     let keepAlive = try Loop.Timer(after: .seconds(60)) { _ in }
     loop.add(keepAlive, to: .default)
     defer { keepAlive.invalidate() }
-    // Stress: a timer's callout waits until every worker made its first half of invokes, so
-    // those are all made while the main thread is busy in the callout; the second half races
-    // the loop's waits and dispatches.
-    @Sendable func stress() {
-        let firstHalves = DispatchSemaphore(value: 0)
-        record.running.add(1, ordering: .sequentiallyConsistent)
-        for _ in 0..<workers {
-            let thread = try! PThread.spawn {
-                let data = Unmanaged.passUnretained(record).toOpaque()
-                for index in 0..<(perWorker * 2) {
-                    g_main_context_invoke(nil, recordInvocation, data)
-                    if index == perWorker - 1 { firstHalves.signal() }
-                }
-            }
-            thread.detach()
-        }
-        for _ in 0..<workers where firstHalves.wait(timeout: .now() + .seconds(20)) != .success {
-            trace("a worker did not make its invokes within 20 s")
-        }
-        record.running.subtract(1, ordering: .sequentiallyConsistent)
-    }
     let first = try Loop.Timer(after: .milliseconds(1)) { _ in
         trace("owner in a timer: \(ownsDefaultContext)")
         DispatchQueue.main.async {
@@ -134,17 +122,62 @@ func invokeOwnershipScenario(_ loop: Loop, trace: @escaping @Sendable (String) -
             trace("owner after a nested run: \(ownsDefaultContext)")
             Task { @MainActor in
                 trace("owner in a main actor task: \(ownsDefaultContext)")
-                loop.add(try! Loop.Timer(after: .milliseconds(1)) { _ in stress() }, to: .default)
+                loop.add(
+                    try! Loop.Timer(after: .milliseconds(1)) { _ in invokeStress(record, trace: trace) }, to: .default)
             }
         }
     }
     loop.add(first, to: .default)
     trace("run: \(loop.run(timeout: .seconds(60)))")
     trace("owner after the run: \(ownsDefaultContext)")
-    let ran = record.ran.load(ordering: .sequentiallyConsistent)
-    trace("invoked: \(ran) of \(record.total)")
-    trace("ran on another thread: \(record.elsewhere.load(ordering: .sequentiallyConsistent))")
-    trace("ran without owning the context: \(record.notOwner.load(ordering: .sequentiallyConsistent))")
-    trace("ran while main-thread code ran: \(record.overlapping.load(ordering: .sequentiallyConsistent))")
+    for line in record.lines { trace(line) }
+}
+
+/// GLib's own figures for the same stress, to set beside RunLoopKit's: the main thread runs
+/// `g_main_loop_run` on the default context (RunLoopKit's main loop, on another backend, is not
+/// involved), and the stress's callout is a GLib timeout's callback.
+func invokeOwnershipReference(trace: @escaping @Sendable (String) -> Void) {
+    let mainLoop = NestedMainLoop(g_main_loop_new(nil, 0)!)
+    let record = InvokeRecord(
+        total: invokeWorkers * invokesPerWorker * 2, finish: { g_main_loop_quit(mainLoop.pointer) })
+    addGLibTimeout(milliseconds: 1) {
+        trace("owner in a GLib timeout: \(ownsDefaultContext)")
+        invokeStress(record, trace: trace)
+    }
+    let guarded = Atomic<Bool>(false)
+    addGLibTimeout(milliseconds: 60_000) {
+        guarded.store(true, ordering: .relaxed)
+        g_main_loop_quit(mainLoop.pointer)
+    }
+    g_main_loop_run(mainLoop.pointer)
+    g_main_loop_unref(mainLoop.pointer)
+    trace("g_main_loop_run returned\(guarded.load(ordering: .relaxed) ? " after 60 s" : "")")
+    trace("owner after the run: \(ownsDefaultContext)")
+    for line in record.lines { trace(line) }
+}
+
+private let invokeWorkers = 4
+private let invokesPerWorker = 500
+
+/// The stress, called in a callout on the main thread: it waits there until every worker made
+/// its first half of invokes, so those are all made while the main thread is busy in the
+/// callout; the second half races the loop's waits and dispatches.
+private func invokeStress(_ record: InvokeRecord, trace: @escaping @Sendable (String) -> Void) {
+    let firstHalves = DispatchSemaphore(value: 0)
+    record.running.add(1, ordering: .sequentiallyConsistent)
+    for _ in 0..<invokeWorkers {
+        let thread = try! PThread.spawn {
+            let data = Unmanaged.passUnretained(record).toOpaque()
+            for index in 0..<(invokesPerWorker * 2) {
+                g_main_context_invoke(nil, recordInvocation, data)
+                if index == invokesPerWorker - 1 { firstHalves.signal() }
+            }
+        }
+        thread.detach()
+    }
+    for _ in 0..<invokeWorkers where firstHalves.wait(timeout: .now() + .seconds(20)) != .success {
+        trace("a worker did not make its invokes within 20 s")
+    }
+    record.running.subtract(1, ordering: .sequentiallyConsistent)
 }
 #endif

@@ -162,6 +162,10 @@ case "glib-nested-main-queue":
 case "glib-invoke-ownership":
     try invokeOwnershipScenario(loop, trace: trace)
 
+case "glib-invoke-ownership-reference":
+    // GLib's own figures for the scenario above (run with a backend other than glib).
+    invokeOwnershipReference(trace: trace)
+
 #endif
 case "sandbox-epoll_pwait2":
     // epoll_pwait2 answers EPERM: the loop waits with epoll_wait instead, timers still fire.
