@@ -19,6 +19,10 @@ enum DeadlineConversion {
     /// narrower than any suspend.
     static let tolerance: Int64 = 50_000
 
+    /// A bracket this narrow (nanoseconds) is taken without measuring again: reads not
+    /// descheduled between them take tens of nanoseconds.
+    static let narrowEnough: Int64 = 1_000
+
     /// The boot-clock instant that offsets count from (a `ContinuousClock.Instant` has no public
     /// nanosecond count).
     private static let origin = ContinuousClock.now
@@ -61,10 +65,15 @@ enum DeadlineConversion {
         let kept = keptOffset.load(ordering: .relaxed)
         let bracket = measure()
         if kept != .min, bracket.lower <= kept + tolerance, bracket.upper >= kept - tolerance { return kept }
-        // The first measurement, or a changed offset: take the narrower of two brackets, so one
-        // descheduling between reads does not set the offset for everything after it.
-        let second = measure()
-        let best = second.upper - second.lower < bracket.upper - bracket.lower ? second : bracket
+        // The first measurement, or a changed offset: the narrowest of up to four brackets
+        // (stopping at one narrow enough), so a descheduling between reads does not set the
+        // offset for everything after it. (A wide one kept anyway is replaced at the next
+        // conversion whose bracket lies more than `tolerance` from it.)
+        var best = bracket
+        for _ in 0..<3 where best.upper - best.lower > narrowEnough {
+            let next = measure()
+            if next.upper - next.lower < best.upper - best.lower { best = next }
+        }
         // Threads that measure at once agree on one value: the first to replace `kept` wins.
         let (exchanged, current) = keptOffset.compareExchange(
             expected: kept, desired: best.upper, ordering: .relaxed)
