@@ -36,29 +36,31 @@ struct DebugInvariantTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [lock] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let loop = try Loop.current(backend: backends[0])
-            loop.withCoreLockHeld(.blockQueue) { loop.withCoreLockHeld(lock) {} }
+            let (inner, outer) = (loop.coreLock(lock), loop.coreLock(.blockQueue))
+            outer { inner {} }
         }
         #expect(
             text(of: result).contains(
                 "lock order broken: taking the \(Self.rankName(lock)) lock while holding the block queue lock"))
     }
 
-    /// Every pair of Core's real locks taken in the documented order, the block queue last:
-    /// none traps (the order the code relies on is the order the ranks check).
+    /// Core's real locks taken in the documented order, one of each rank (each item lock in
+    /// turn), the block queue last: none traps (the order the code relies on is the order the
+    /// ranks check).
     @Test("Core's real locks taken in order do not trap")
     func lockOrderKeptOnCoreLocks() async throws {
         try await offThePool {
             let loop = try Loop.current(backend: backends[0]) // This thread's, never run.
-            let order: [CoreLockForTesting] = [.backend, .timer, .loopState, .blockQueue]
             var reached = 0
-            loop.withCoreLockHeld(order[0]) {
-                loop.withCoreLockHeld(order[1]) {
-                    loop.withCoreLockHeld(order[2]) { loop.withCoreLockHeld(order[3]) { reached += 1 } }
-                }
+            for item: CoreLockForTesting in [.timer, .observer, .source] {
+                let (backend, itemLock) = (loop.coreLock(.backend), loop.coreLock(item))
+                let (state, queue) = (loop.coreLock(.loopState), loop.coreLock(.blockQueue))
+                backend { itemLock { state { queue { reached += 1 } } } }
             }
             // The backend lock is recursive by design: a libevent callback removes a source.
-            loop.withCoreLockHeld(.backend) { loop.withCoreLockHeld(.backend) { reached += 1 } }
-            #expect(reached == 2)
+            let backend = loop.coreLock(.backend)
+            backend { backend { reached += 1 } }
+            #expect(reached == 4)
         }
     }
 

@@ -23,7 +23,7 @@ struct RequiredBackendsRefusedTests {
     static let refusals: [Refusal] = [
         Refusal(backend: "epoll", call: "epoll_create1", number: rlk_test_sys_epoll_create1),
         Refusal(backend: "uring", call: "io_uring_setup", number: rlk_test_sys_io_uring_setup),
-    ].filter { refusal in startableBackends.contains { $0.name == refusal.backend } }
+    ].filter { refusal in BackendKind(rawValue: refusal.backend) != nil } // In this build.
 
     @Test("a required backend the kernel refuses fails the check, naming the backend and the call", arguments: refusals)
     func requiredAndRefused(_ refusal: Refusal) async {
@@ -39,7 +39,12 @@ struct RequiredBackendsRefusedTests {
     }
 
     @Test("the same backend required and not refused passes the check", arguments: refusals)
-    func requiredNotRefused(_ refusal: Refusal) async {
+    func requiredNotRefused(_ refusal: Refusal) async throws {
+        // A backend this machine refuses by itself can only be required where the run requires
+        // it (then the child fails, and so does this test); otherwise there is nothing to show.
+        if let kind = BackendKind(rawValue: refusal.backend), !isRequired(kind), let error = unavailability(of: kind) {
+            try Test.cancel("\(refusal.backend) cannot start here: \(error)")
+        }
         let errors = await childErrors(refusal, refuse: false, require: true, exits: .success)
         #expect(errors.contains("starts: \(refusal.backend)"))
     }

@@ -99,20 +99,15 @@ struct LoopEndTests {
         await worker.finish()
         let probe = TurnProbe()
         let rounds = 300
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    await offThePool {
-                        for _ in 0..<rounds {
-                            eventLoop.execute { probe.visit(holdingEventLoop: eventLoop.inEventLoop) }
-                        }
-                    }
-                }
-                group.addTask {
-                    for _ in 0..<rounds { await actor.visit(probe) }
-                }
+        // Not awaited: if the ended loop's executor stopped serving, the wait below fails in
+        // 60 s instead of hanging here.
+        for _ in 0..<2 {
+            try spawnThread {
+                for _ in 0..<rounds { eventLoop.execute { probe.visit(holdingEventLoop: eventLoop.inEventLoop) } }
             }
-            await group.waitForAll()
+            Task.detached {
+                for _ in 0..<rounds { await actor.visit(probe) }
+            }
         }
         #expect(
             await eventually(within: .seconds(60)) { probe.visits.load(ordering: .acquiring) == 4 * rounds },
@@ -120,6 +115,30 @@ struct LoopEndTests {
         #expect(probe.overlaps.load(ordering: .acquiring) == 0, "work ran side by side with the loop's own")
         #expect(probe.outsideEventLoop.load(ordering: .acquiring) == 0, "work ran without holding the event loop")
     }
+    /// The loop's end ends every pending task at once: a `cancel()` made once the loop's thread
+    /// has ended has no effect, though the failures are told later, on the ended loop's
+    /// executor — here held back by work the loop dropped before them, until the cancels are
+    /// made.
+    @Test(
+        "a cancel after the loop ended leaves every pending scheduled task failed with shutdown, not cancelled",
+        arguments: adapterBackends)
+    func cancelAfterTheEnd(_ backend: BackendKind) async throws {
+        try await offThePool {
+            let gate = Latch()
+            let scheduled = try onOwnLoop(backend) { loop in
+                let scheduled = (0..<50).map { index in loop.eventLoop.scheduleTask(in: .hours(1)) { index } }
+                // Dropped at the loop's end (the thread ends without running it), so it runs
+                // first on the ended loop's executor, and holds it.
+                loop.eventLoop.execute { gate.wait(for: .seconds(60)) }
+                return scheduled
+            }
+            for task in scheduled { task.cancel() }
+            gate.open()
+            let outcomes = try scheduled.map { try outcome(of: $0.futureResult) }
+            #expect(outcomes.filter { failed($0, with: .shutdown) }.count == 50)
+        }
+    }
+
     @Test("an adapter made after the loop ended behaves as ended", arguments: adapterBackends)
     func adapterMadeAfterTheEnd(_ backend: BackendKind) async throws {
         try await offThePool {

@@ -61,21 +61,26 @@ final class AfterEnd: Sendable {
         loop.runOnEndedLoopExecutor(task)
     }
 
-    /// The loop is ending (on its thread, during its teardown, after it dropped its blocks):
-    /// after the work it dropped, the ended loop's executor fails the scheduled tasks still
-    /// pending with `EventLoopError.shutdown` (a scheduled callback's handler hears
-    /// `didCancelScheduledCallback`), in the order they were due, as NIO's own loops do when they
-    /// shut down (immediate tasks run, scheduled ones fail).
+    /// The loop is ending (on its thread, during its teardown, after it dropped its blocks): the
+    /// scheduled tasks still pending end here, and after the work the loop dropped, the ended
+    /// loop's executor fails them with `EventLoopError.shutdown` (a scheduled callback's handler
+    /// hears `didCancelScheduledCallback`), in the order they were due, as NIO's own loops do
+    /// when they shut down (immediate tasks run, scheduled ones fail).
     func end() {
         let pending: [any PendingScheduledTask] = state.withLock { state in
             state.hasEnded = true
             defer { state.pending = [:] }
             return Array(state.pending.values)
         }
-        guard !pending.isEmpty else { return }
-        let byDeadline = pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        // Each task is ended here, before the loop's thread is gone: a `cancel()` made once
+        // `stop()` or `finish()` has returned must not turn the shutdown into a cancellation.
+        // Only telling the work is left to the ended loop's executor.
+        let failures = pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }.compactMap {
+            $0.claimForShutdown()
+        }
+        guard !failures.isEmpty else { return }
         loop.runOnEndedLoopExecutor {
-            for task in byDeadline { task.fail(EventLoopError.shutdown) }
+            for failure in failures { failure() }
         }
     }
 }
@@ -90,6 +95,10 @@ protocol PendingScheduledTask: AnyObject, Sendable {
     var id: UInt64 { get }
     /// Fails the task with `error` unless it already ran, was cancelled or failed.
     func fail(_ error: EventLoopError)
+    /// Ends the task now, on the ending thread, unless it already ran, was cancelled or failed,
+    /// and returns what tells its work of the shutdown (run later, on the ended loop's
+    /// executor); a cancel from now on does nothing.
+    func claimForShutdown() -> (@Sendable () -> Void)?
     /// Fails the task with `EventLoopError.cancelled` unless it already ran or failed.
     func cancel()
 }

@@ -10,7 +10,8 @@ extension LoopEventLoop {
     /// order they were scheduled. `Scheduled.cancel()` before it runs invalidates the timer,
     /// releases `task` (and all it captures) and fails the future with
     /// `EventLoopError.cancelled`. If the loop's thread ends first (or has ended), the future
-    /// fails with `EventLoopError.shutdown`. Safe to call from any thread.
+    /// fails with `EventLoopError.shutdown` (on the executor that stands for the ended loop),
+    /// also when `cancel()` is called after the end. Safe to call from any thread.
     @discardableResult
     public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         let promise = makePromise(of: T.self)
@@ -40,7 +41,8 @@ extension LoopEventLoop {
     /// `deadline`; callbacks and tasks due at one deadline run in the order scheduled).
     /// ``cancelScheduledCallback(_:)`` (`NIOScheduledCallback.cancel()`) calls
     /// `didCancelScheduledCallback` on the cancelling thread, as NIO's own loops do; when the
-    /// loop's thread ends, every callback still pending hears it on that thread, in deadline
+    /// loop's thread ends, every callback still pending hears it on the executor that stands for
+    /// the ended loop (a thread of Dispatch's pool, with ``inEventLoop`` true), in deadline
     /// order; a cancel after either has no effect. Safe to call from any thread.
     ///
     /// - Throws: `EventLoopError.shutdown` if the loop has already ended: the handler is not

@@ -28,8 +28,8 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// hot paths never pay for a weak load.
     public let loop: Loop
 
-    /// What outlives the loop's thread: scheduled tasks not yet run, and work that reached
-    /// the loop too late to run on it.
+    /// What outlives the loop's thread: the scheduled tasks not yet run (the work that reached
+    /// the loop too late goes to the ended loop's executor).
     let afterEnd: AfterEnd
 
     init(loop: Loop) {

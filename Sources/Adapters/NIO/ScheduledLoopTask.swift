@@ -90,6 +90,18 @@ final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
         outcome.work.didNotRun(error)
     }
 
+    func claimForShutdown() -> (@Sendable () -> Void)? {
+        let outcome: (work: Work, timer: Loop.Timer?)? = phase.withLock { phase in
+            guard case let .pending(work, timer) = phase else { return nil }
+            phase = .done
+            return (work, timer)
+        }
+        guard let outcome else { return nil }
+        outcome.timer?.invalidate()
+        let work = outcome.work
+        return { work.didNotRun(EventLoopError.shutdown) }
+    }
+
     /// The work, if this call is the one that ends the task.
     private func take() -> Work? {
         phase.withLock { phase in

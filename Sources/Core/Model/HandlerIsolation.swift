@@ -58,7 +58,7 @@ struct HandlerIsolation: Sendable {
     ) -> @Sendable (repeat each Argument) -> Void {
         guard let actor else { trap("HandlerIsolation.checked(_:): the handler is nonisolated") }
         let isMainActor = self.isMainActor
-        let executorLoop = actor.unownedExecutor.asSerialExecutor() as? Loop
+        let executorLoop = isMainActor ? nil : actor.unownedExecutor.asSerialExecutor() as? Loop
         // An actor of neither kind is refused when the handler is added, so never called.
         return { (argument: repeat each Argument) in
             let isolated = isMainActor ? Loop.isOnMainThread : executorLoop?.isIsolatedHere ?? false

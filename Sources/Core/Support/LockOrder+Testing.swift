@@ -18,29 +18,30 @@ package enum CoreLockForTesting: String, CaseIterable, Codable, Sendable {
 }
 
 extension Loop {
-    /// For tests, in debug builds only: runs `body` holding `lock` — the loop's own registrar,
-    /// state or block-queue lock, or the lock of a timer, observer or source made here as a
-    /// user would make one.
-    package func withCoreLockHeld(_ lock: CoreLockForTesting, _ body: () -> Void) {
+    /// For tests, in debug builds only: what takes `lock` — the loop's own registrar, state or
+    /// block-queue lock, or the lock of a timer, observer or source made here, now, as a user
+    /// would make one (made before any lock is taken, so that making it takes none of the
+    /// locks a test holds) — and runs a body while holding it.
+    package func coreLock(_ lock: CoreLockForTesting) -> (_ body: () -> Void) -> Void {
         switch lock {
         case .backend:
-            registrar.withBackend { _ in body() }
+            return { body in _ = self.registrar.withBackend { _ in body() } }
         case .timer:
             let timer: Timer
             do { timer = try Timer(after: .seconds(1)) { _ in } } catch {
                 trap("RunLoopKit: a one-second timer was refused: \(error)")
             }
-            timer.state.withLock { _ in body() }
+            return { body in timer.state.withLock { _ in body() } }
         case .observer:
             let observer = Observer(activities: .entry) { _, _ in }
-            observer.loop.withLock { _ in body() }
+            return { body in observer.loop.withLock { _ in body() } }
         case .source:
             let source = Source {}
-            source.loops.withLock { _ in body() }
+            return { body in source.loops.withLock { _ in body() } }
         case .loopState:
-            state.withLock { _ in body() }
+            return { body in self.state.withLock { _ in body() } }
         case .blockQueue:
-            blocks.withLockHeld(body)
+            return { body in self.blocks.withLockHeld(body) }
         }
     }
 }

@@ -155,12 +155,13 @@ extension Loop {
         // [G4] Still on the loop's thread, before the backend goes.
         if backendServesOwnSources { _ = registrar.withBackend { $0.loopWillEnd() } }
         registrar.tearDown()
-        // Once nothing queued can run any more: an attachment may fail what waits on it (the NIO
-        // adapter runs the work the loop dropped, on this thread).
+        // Once nothing queued can run any more: an attachment may end what waits on it (the NIO
+        // adapter ends its pending scheduled tasks here, and hands telling them to the ended
+        // loop's executor, after the work the loop dropped).
         attachments.loopDidEnd()
-        // Last: jobs of Swift concurrency the loop dropped above were held; they run from now
-        // on, on the executor that stands for the ended loop [E3], after the attachments' own
-        // end-of-loop work on this thread.
+        // Last: the jobs of Swift concurrency and the attachments' work the loop dropped above
+        // were held; they run from now on, on the executor that stands for the ended loop [E3],
+        // in the order handed over.
         endedJobs.loopDidEnd(self)
     }
 }
