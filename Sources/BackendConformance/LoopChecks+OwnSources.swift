@@ -1,8 +1,8 @@
 import RunLoopCore
 import Synchronization
 
-/// What a backend that serves sources of its own (`Backend.servesOwnSources`, as the GLib
-/// backend serves its `GMainContext`'s) lets the conformance kit do, so that the kit's check of
+/// What a backend that serves sources of its own as a pass phase (`OwnSourceServing.passPhase`,
+/// as the GLib backend serves its `GMainContext`'s) lets the conformance kit do, so that the kit's check of
 /// rule G1 can make one of those sources: the kit cannot make another library's source itself.
 ///
 /// Adopt it where you run the kit (a test target may add the conformance to your backend). A
@@ -28,9 +28,9 @@ extension BackendConformance {
     /// `nil` when the backend serves sources of its own and lets the kit make one; otherwise
     /// why the check does not apply.
     private static func servesOwnSources(_ backend: any Backend) throws -> String? {
-        guard backend.servesOwnSources else {
+        guard case .passPhase = backend.ownSources else {
             return
-                "the \(backend.kind) backend serves no sources of its own (servesOwnSources is false): rule G1 is about a backend that does"
+                "the \(backend.kind) backend serves no sources of its own as a pass phase (its own sources: \(backend.ownSources.name)): rule G1 is about a backend that does"
         }
         try expect(
             backend is any OwnSourcesForConformance,

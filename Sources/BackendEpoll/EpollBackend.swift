@@ -19,6 +19,9 @@ public final class EpollBackend: Backend {
     /// the waker's eventfd was written, which is when a wait would return.
     public var embedding: EmbeddingSupport { .descriptor(epollDescriptor) }
 
+    /// None: Core's descriptors only.
+    public var ownSources: OwnSourceServing { .none }
+
     private let epollDescriptor: Int32
     private let eventWaker: EventfdWaker
     private var buffer: [epoll_event]
@@ -60,13 +63,6 @@ public final class EpollBackend: Backend {
         try control(EPOLL_CTL_ADD, descriptor, token: token, interest: interest)
     }
 
-    /// Changes a registered descriptor's interest and token in place (`EPOLL_CTL_MOD`).
-    ///
-    /// - Throws: `SystemError` from `epoll_ctl`, `ENOENT` when the descriptor is not registered.
-    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try control(EPOLL_CTL_MOD, descriptor, token: token, interest: interest)
-    }
-
     /// Removes `descriptor` from the epoll set; a descriptor already closed (or not registered) is
     /// no error. No later wait reports it.
     ///
@@ -89,10 +85,8 @@ public final class EpollBackend: Backend {
     /// up to the millisecond, where the kernel or a sandbox lacks it) and reports the ready
     /// descriptors. A signal ends the wait early with nothing reported.
     ///
-    /// - Returns: whether the waker's wake was consumed by this wait.
     /// - Throws: `SystemError` when the wait itself fails.
-    @discardableResult
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         events.removeAll(keepingCapacity: true)
         let count = buffer.withUnsafeMutableBufferPointer { buffer in
             waitOnce(buffer.baseAddress!, Int32(buffer.count), timeout: timeout)
@@ -101,15 +95,13 @@ public final class EpollBackend: Backend {
             let code = currentErrno()
             // Interrupted by a signal: return with nothing, so Core waits again for what is
             // left of the timeout (restarting with the whole of it would starve timers).
-            if code == EINTR { return false }
+            if code == EINTR { return }
             throw SystemError(hasPwait2 ? "epoll_pwait2" : "epoll_wait", errno: code)
         }
-        var woken = false
         for index in 0..<Int(count) {
             let event = buffer[index]
             if event.data.u64 == Self.wakerToken {
                 eventWaker.consumeEdge()
-                woken = true
                 continue
             }
             events.append(
@@ -117,7 +109,6 @@ public final class EpollBackend: Backend {
         }
         // A full buffer means more may be ready: grow so the next wait sees them all.
         if Int(count) == buffer.count { buffer.append(contentsOf: repeatElement(epoll_event(), count: buffer.count)) }
-        return woken
     }
 
     private func waitOnce(_ buffer: UnsafeMutablePointer<epoll_event>, _ capacity: Int32, timeout: Duration?) -> Int32 {

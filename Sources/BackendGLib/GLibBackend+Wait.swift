@@ -14,10 +14,8 @@ extension GLibBackend {
     /// what is ready. No GLib callback runs here. A signal ends the wait early with nothing
     /// reported.
     ///
-    /// - Returns: whether a wake of the ``waker`` was consumed by this wait.
     /// - Throws: `SystemError` when `ppoll` fails other than by `EINTR`.
-    @discardableResult
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         events.removeAll(keepingCapacity: true)
         dispatchPending = false
         glibWoke = false
@@ -26,7 +24,8 @@ extension GLibBackend {
         // The pass the nested-iteration source dispatches from a GLib iteration of another
         // loop's: Core's descriptors only, GLib's sources are that loop's.
         if let base = foreignDispatchBase, runAcquisitions.count <= base + 1 {
-            return try waitForCoreDescriptors(count: coreCount, timeout: timeout, into: &events)
+            try waitForCoreDescriptors(count: coreCount, timeout: timeout, into: &events)
+            return
         }
 
         let owned = g_main_context_acquire(context) != 0
@@ -105,14 +104,13 @@ extension GLibBackend {
         writesBeforeLastPoll = writesBeforePoll
         // Interrupted by a signal: return with nothing, so Core waits again for what is left.
         if count < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
-        return woken
     }
 
     /// `ppoll` over Core's `count` descriptors alone (the front of `pollSet`), for `timeout`;
     /// reports the ready ones and consumes a pending wake of the ``waker``.
     private func waitForCoreDescriptors(
         count: Int, timeout: Duration?, into events: inout [ReadyEvent]
-    ) throws(SystemError) -> Bool {
+    ) throws(SystemError) {
         let polled = pollSet.withUnsafeMutableBufferPointer { buffer in
             if var spec = timeout.map({ max(.zero, $0) })?.timespecRoundedUp {
                 return rlk_ppoll(buffer.baseAddress!, UInt(count), &spec)
@@ -121,9 +119,8 @@ extension GLibBackend {
         }
         let code = currentErrno()
         if polled > 0 { collectCoreEvents(count: count, into: &events) }
-        let woken = glibWaker.consume()
+        _ = glibWaker.consume()
         if polled < 0, code != EINTR { throw SystemError("ppoll", errno: code) }
-        return woken
     }
 
     /// `g_main_context_query` into `pollSet` after Core's `coreCount` descriptors, growing it

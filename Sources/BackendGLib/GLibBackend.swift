@@ -67,7 +67,7 @@ import Synchronization
 ///
 /// Used on its loop's thread, except for ``waker``; ``context`` may be used from any thread,
 /// as GLib allows (attach sources to it from anywhere).
-public final class GLibBackend: Backend {
+public final class GLibBackend: Backend, OwnSourcePhase {
     /// Always `BackendKind.glib`.
     public let kind: BackendKind = .glib
     /// `g_main_context_wakeup` on the backend's context: safe from any thread; a wake while one
@@ -83,9 +83,10 @@ public final class GLibBackend: Backend {
         )
     }
 
-    /// GLib's sources are served: Core makes every wait reach the backend, and dispatches them
-    /// as a phase of the pass.
-    public var servesOwnSources: Bool { true }
+    /// GLib's sources are served as a phase of the pass: Core makes every wait reach the
+    /// backend, and calls the backend's ``OwnSourcePhase`` members (``dispatchOwnSources()``
+    /// and the moments of the loop's life).
+    public var ownSources: OwnSourceServing { .passPhase(self) }
 
     /// The `GMainContext *` the loop serves: attach GLib sources to it (from any thread) and
     /// the loop's runs dispatch them. The backend holds a reference until it is released, when
@@ -139,7 +140,7 @@ public final class GLibBackend: Backend {
     /// The nested-iteration source removed its descriptors in this wait's prepare: GLib wrote
     /// its wake-up descriptor for the change, which is no wake of the loop's.
     var nestedSourceChangedPolls = false
-    /// Core's descriptors as the last `prepareForHostWait()` found them (descriptor, GLib's
+    /// Core's descriptors as the last `hostWillWait()` found them (descriptor, GLib's
     /// events): what the nested-iteration source has GLib poll. Written with the backend lock
     /// held; read on the loop's thread.
     var hostDescriptors: [(descriptor: Int32, events: UInt32)] = []
@@ -244,16 +245,6 @@ public final class GLibBackend: Backend {
         watchedDescriptors.set(registrations.map(\.descriptor))
     }
 
-    /// Changes a registered descriptor's interest and token.
-    ///
-    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered.
-    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        guard let index = indexByDescriptor[descriptor] else { throw SystemError("ppoll", errno: ENOENT) }
-        registrations[index].token = token
-        registrations[index].interest = interest
-        registrationsChanged = true
-    }
-
     /// Stops polling `descriptor`; one already closed, or not registered, is no error. No later
     /// wait reports it.
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
@@ -355,7 +346,7 @@ public final class GLibBackend: Backend {
 
     /// Takes Core's descriptors for the nested-iteration source (`Loop.prepareForHost`, with
     /// the backend lock held).
-    public func prepareForHostWait() throws(SystemError) {
+    public func hostWillWait() {
         let current = registrations.filter { !$0.failed }.map { registration in
             var events: UInt32 = 0
             if registration.interest.contains(.readable) { events |= G_IO_IN.rawValue }

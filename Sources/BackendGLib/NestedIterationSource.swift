@@ -48,7 +48,7 @@ final class NestedIterationState {
     }
 
     /// Polls Core's descriptors of the prepared mode (the backend's snapshot, taken in
-    /// `prepareForHostWait`) through GLib.
+    /// `hostWillWait`) through GLib.
     func syncDescriptors(_ source: UnsafeMutablePointer<GSource>, with backend: GLibBackend) {
         guard descriptorsGeneration != backend.hostDescriptorsGeneration else { return }
         for tag in descriptorTags { g_source_remove_unix_fd(source, tag) }

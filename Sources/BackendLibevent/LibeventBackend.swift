@@ -29,6 +29,10 @@ public final class LibeventBackend: Backend {
         )
     }
 
+    /// Inside its wait: the events code adds to ``eventBase`` run in `event_base_loop`, the
+    /// call that polls (see `OwnSourceServing.insideWait` for their rules).
+    public var ownSources: OwnSourceServing { .insideWait }
+
     /// The loop's `event_base` (a `struct event_base *`), for code that adds its own events.
     ///
     /// Valid until the backend is freed, when the loop's thread exits. The base is not
@@ -123,17 +127,6 @@ public final class LibeventBackend: Backend {
         registrations[descriptor] = (event, context)
     }
 
-    /// Replaces a registered descriptor's event with one for the new interest and token.
-    ///
-    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered, or what
-    ///   registering throws.
-    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        guard registrations[descriptor] != nil else { throw SystemError("event_add", errno: ENOENT) }
-        // libevent cannot change a pending event's interest: replace the event.
-        try unregister(descriptor, token: token)
-        try register(descriptor, token: token, interest: interest)
-    }
-
     /// Deletes and frees `descriptor`'s event; a descriptor already closed (or not registered)
     /// is no error. No later wait reports it.
     public func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
@@ -147,12 +140,9 @@ public final class LibeventBackend: Backend {
     /// rounded up to the microsecond (`EVLOOP_NONBLOCK` for a zero timeout), and reports the
     /// descriptors whose callbacks ran. Callbacks of your own events on the base run here too.
     ///
-    /// - Returns: whether the waker's wake was consumed by this wait.
     /// - Throws: `SystemError` when `event_base_loop` or arming the timer fails.
-    @discardableResult
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         events.removeAll(keepingCapacity: true)
-        collector.woken = false
         // Callbacks append straight into the caller's buffer: no copy, no allocation.
         swap(&events, &collector.events)
         defer { swap(&events, &collector.events) }
@@ -175,7 +165,6 @@ public final class LibeventBackend: Backend {
         event_del(timeoutEvent)
         collector.completeHangUpsAndErrors()
         guard result >= 0 else { throw SystemError("event_base_loop", errno: code == 0 ? EINVAL : code) }
-        return collector.woken
     }
 
     // MARK: - Helpers

@@ -14,8 +14,6 @@ import RunLoopCore
 final class ReadyCollector {
     /// The wait lends the caller's buffer here while libevent runs the callbacks.
     var events: [ReadyEvent] = []
-    /// The waker's eventfd was found readable (and drained) during this wait.
-    var woken = false
     private let waker: EventfdWaker
     /// The descriptor of each event, at the same index.
     private var descriptors: [Int32] = []
@@ -28,7 +26,6 @@ final class ReadyCollector {
     /// Drains the waker's eventfd, which libevent found readable.
     func consumeWake() {
         waker.consume()
-        woken = true
     }
 
     /// Records what a descriptor event's callback reported.

@@ -23,13 +23,22 @@ public final class URingBackend: Backend {
     /// wake while one is pending sends nothing.
     public var waker: any BackendWaker { uringWaker }
     /// The ring's own descriptor, which polls readable while its completion queue holds an
-    /// entry: a poll request's (once armed by ``prepareForHostWait()``) or the waker's
+    /// entry: a poll request's (once armed by the preparation step, ``prepareForHostWait()``) or the waker's
     /// `IORING_OP_MSG_RING`. Tested, not assumed, under this ring's setup flags
     /// (`COOP_TASKRUN`: a poll's completion runs as task work on the loop's thread, which the
     /// kernel wakes from `poll(2)` to run it, so the entry is posted even while a host sleeps
     /// there): `EmbeddingTests` and the conformance kit fail if a kernel stops doing so.
     /// No eventfd is needed beside the ring.
-    public var embedding: EmbeddingSupport { .descriptor(ring.descriptor) }
+    public var embedding: EmbeddingSupport { .descriptor(ring.descriptor, prepare: hostWaitPreparation) }
+
+    /// ``prepareForHostWait()`` as ``embedding``'s step, made once: a host's every prepare reads
+    /// `embedding`, and a closure made there would be an allocation per pass.
+    private lazy var hostWaitPreparation: () throws(SystemError) -> Void = { [unowned self] () throws(SystemError) in
+        try prepareForHostWait()
+    }
+
+    /// None: Core's descriptors only.
+    public var ownSources: OwnSourceServing { .none }
 
     /// The ring's descriptor: for tests that read the kernel's own account of its poll
     /// requests (`/proc/self/fdinfo`), which no public API gives.
@@ -119,17 +128,6 @@ public final class URingBackend: Backend {
         needsArming.append(descriptor)
     }
 
-    /// Replaces a registered descriptor's interest and token: its poll is cancelled and a new
-    /// one armed by the next wait.
-    ///
-    /// - Throws: `SystemError` with `ENOENT` when the descriptor is not registered, or from
-    ///   submitting the cancellation.
-    public func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        guard let old = registrations[descriptor] else { throw SystemError("io_uring_prep_poll_add", errno: ENOENT) }
-        try unregister(descriptor, token: old.token)
-        try register(descriptor, token: token, interest: interest)
-    }
-
     /// Stops watching `descriptor` and submits the cancellation of its poll at once, so that the
     /// ring lets go of the file before this returns; a descriptor not registered is no error.
     /// Completions that arrive for it later are dropped.
@@ -154,11 +152,9 @@ public final class URingBackend: Backend {
     /// to the nanosecond, then reports the ready descriptors. A signal ends the wait early with
     /// nothing reported.
     ///
-    /// - Returns: whether the waker's wake was consumed by this wait.
     /// - Throws: `SystemError` when the ring reports a failure other than a timeout or an
     ///   interruption.
-    @discardableResult
-    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    public func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         events.removeAll(keepingCapacity: true)
         let start = ContinuousClock.now
         while true {
@@ -177,9 +173,8 @@ public final class URingBackend: Backend {
             if !ready.isEmpty || woken || result == -ETIME || remaining == .zero { break }
             if let timeout, ContinuousClock.now - start >= timeout { break }
         }
-        defer { woken = false }
+        woken = false
         swap(&events, &ready)
-        return woken
     }
 
     /// Arms the polls that need it and submits them, without waiting: a host loop is about to
@@ -188,6 +183,8 @@ public final class URingBackend: Backend {
     /// Events already harvested (a full submission queue was flushed) or a wake already
     /// consumed would not show on the descriptor: a no-op request is submitted then, whose
     /// completion makes it readable at once, and the next wait drops it.
+    ///
+    /// The preparation step of ``embedding``'s descriptor, which `Loop.prepareForHost(in:)` runs.
     ///
     /// - Throws: `SystemError` from `io_uring_submit`.
     public func prepareForHostWait() throws(SystemError) {

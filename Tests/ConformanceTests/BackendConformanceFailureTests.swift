@@ -99,6 +99,8 @@ private final class BrokenBackend: Backend {
     }
 
     var waker: any BackendWaker { breach == .deafWaker ? DeafWaker() : inner.waker }
+    var embedding: EmbeddingSupport { inner.embedding }
+    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         if breach == .wrongErrno, fcntl(descriptor, F_GETFD) == -1 { throw SystemError("register", errno: EINVAL) }
@@ -106,21 +108,17 @@ private final class BrokenBackend: Backend {
         try inner.register(descriptor, token: token, interest: interest)
     }
 
-    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.modify(descriptor, token: token, interest: interest)
-    }
-
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         if breach == .ignoresRegistrations { return }
         try inner.unregister(descriptor, token: token)
     }
 
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         if breach == .returnsAtOnce, timeout != nil {
             events.removeAll(keepingCapacity: true)
-            return false
+            return
         }
-        return try inner.wait(timeout: timeout, into: &events)
+        try inner.wait(timeout: timeout, into: &events)
     }
 }
 

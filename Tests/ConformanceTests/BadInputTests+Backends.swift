@@ -56,18 +56,6 @@ struct BadInputBackendTests {
         try made.unregister(pipe.readEnd, token: Token(rawValue: 1))
     }
 
-    @Test("modify(_:token:interest:) of a descriptor never registered", arguments: backends)
-    func modifyUnregistered(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let made = try backend.factory.make()
-            let pipe = try Pipe()
-            defer { pipe.close() }
-            #expect(throws: SystemError(registrationOperation(backend), errno: ENOENT)) {
-                try made.modify(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            }
-        }
-    }
-
     @Test("unregister(_:token:) of a descriptor never registered is not an error", arguments: backends)
     func unregisterUnregistered(_ backend: BackendKind) async throws {
         try await offThePool {
@@ -85,8 +73,7 @@ struct BadInputBackendTests {
             let made = try backend.factory.make()
             var events: [ReadyEvent] = []
             let start = ContinuousClock.now
-            let woken = try made.wait(timeout: .zero - .seconds(3600), into: &events)
-            #expect(!woken)
+            try made.wait(timeout: .zero - .seconds(3600), into: &events)
             #expect(events == [])
             #expect(ContinuousClock.now - start < generousDeadline)
         }

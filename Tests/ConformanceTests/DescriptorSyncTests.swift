@@ -155,14 +155,12 @@ private final class CountingBackend: Backend {
 
     var kind: BackendKind { inner.kind }
     var waker: any BackendWaker { inner.waker }
+    var embedding: EmbeddingSupport { inner.embedding }
+    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try inner.register(descriptor, token: token, interest: interest)
         counter.registered()
-    }
-
-    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.modify(descriptor, token: token, interest: interest)
     }
 
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
@@ -170,7 +168,7 @@ private final class CountingBackend: Backend {
         counter.unregistered()
     }
 
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         try inner.wait(timeout: timeout, into: &events)
     }
 }

@@ -66,6 +66,8 @@ private final class StaleEventBackend: Backend {
 
     var kind: BackendKind { Self.kind }
     var waker: any BackendWaker { inner.waker }
+    var embedding: EmbeddingSupport { inner.embedding }
+    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try inner.register(descriptor, token: token, interest: interest)
@@ -75,16 +77,16 @@ private final class StaleEventBackend: Backend {
         try inner.unregister(descriptor, token: token)
     }
 
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         // A poll (a zero timeout) is not a sleep: only a wait that may sleep is changed.
         if timeout != .zero, injector.armed.load(ordering: .acquiring) {
             if !injector.injected.exchange(true, ordering: .acquiringAndReleasing) {
                 events.removeAll(keepingCapacity: true)
                 events.append(ReadyEvent(token: Token(rawValue: .max), readiness: .readable))
-                return false // No wake consumed.
+                return
             }
             injector.sleepingAgain.open()
         }
-        return try inner.wait(timeout: timeout, into: &events)
+        try inner.wait(timeout: timeout, into: &events)
     }
 }

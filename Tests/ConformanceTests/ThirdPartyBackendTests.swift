@@ -108,23 +108,19 @@ final class ForwardingBackend: Backend {
         try inner.register(descriptor, token: token, interest: interest)
     }
 
-    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.modify(descriptor, token: token, interest: interest)
-    }
-
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         try inner.unregister(descriptor, token: token)
     }
 
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         waits.add(1, ordering: .relaxed)
-        return try inner.wait(timeout: timeout, into: &events)
+        try inner.wait(timeout: timeout, into: &events)
     }
 
-    // A wrapper forwards the optional hooks too: over the GLib backend, GLib's sources are served.
-    var servesOwnSources: Bool { inner.servesOwnSources }
-    func dispatchOwnSources() -> Bool { inner.dispatchOwnSources() }
-    var hasOwnSourcesReady: Bool { inner.hasOwnSourcesReady }
+    // A wrapper states both values by forwarding them: over the GLib backend, GLib's sources
+    // are served (the phase is the GLib backend's), and a host can wait where the inner can.
+    var embedding: EmbeddingSupport { inner.embedding }
+    var ownSources: OwnSourceServing { inner.ownSources }
 }
 
 /// Over the GLib backend, the kit's check of rule G1 makes one of GLib's sources through it.

@@ -80,9 +80,9 @@ struct URingBackendTests {
     }
 
     @Test(
-        "modify replaces the token: the old one is never reported again",
+        "registering again under a new token replaces it: the old one is never reported again",
         .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
-    func modifyReplacesTheToken() async throws {
+    func reregisteringReplacesTheToken() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
         let reported = try await onLoopThread(.uring) { _ in
@@ -93,7 +93,9 @@ struct URingBackendTests {
             pipe.fill()
             try waitOut(backend, timeout: generousDeadline, into: &events)
             tokens += events.map(\.token)
-            try backend.modify(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+            // As Core changes a registration: unregister, register under a new token.
+            try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
+            try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
             for _ in 0..<2 {
                 try waitOut(backend, timeout: generousDeadline, into: &events)
                 tokens += events.map(\.token)
@@ -237,7 +239,7 @@ struct URingBackendTests {
     /// without any completion). Only the no-op request it submits then makes the ring's
     /// descriptor readable for the host; the next wait reports the event and drops the no-op.
     @Test(
-        "prepareForHostWait with an event already harvested makes the ring's descriptor readable at once",
+        "the host wait's preparation with an event already harvested makes the ring's descriptor readable at once",
         .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
     func preparedWithEventInHand() async throws {
         let watched = try Pipe()
@@ -246,7 +248,7 @@ struct URingBackendTests {
         defer { stranger.close() }
         let (polled, reported) = try await onLoopThread(.uring) { _ in
             let backend = try URingBackend()
-            guard case let .descriptor(ring) = backend.embedding else { return (Int32(-1), [ReadyEvent]()) }
+            guard case let .descriptor(ring, prepare?) = backend.embedding else { return (Int32(-1), [ReadyEvent]()) }
             var events: [ReadyEvent] = []
             try backend.register(watched.readEnd, token: Token(rawValue: 1), interest: .readable)
             watched.fill()
@@ -254,7 +256,7 @@ struct URingBackendTests {
             try waitOut(backend, timeout: generousDeadline, into: &events)
             // ...and the number now names another file, with nothing to read.
             guard dup2(stranger.readEnd, watched.readEnd) == watched.readEnd else { return (Int32(-2), events) }
-            try backend.prepareForHostWait()
+            try prepare()
             var entry = pollfd(fd: ring, events: Int16(POLLIN), revents: 0)
             let polled = poll(&entry, 1, Int32(hangDeadline.components.seconds * 1000))
             try waitOut(backend, timeout: .zero, into: &events)

@@ -59,27 +59,17 @@ final class SleepWatchingBackend: Backend, @unchecked Sendable {
     var kind: BackendKind { inner.kind }
     var waker: any BackendWaker { inner.waker }
     var embedding: EmbeddingSupport { inner.embedding }
-    var servesOwnSources: Bool { inner.servesOwnSources }
-    var hasOwnSourcesReady: Bool { inner.hasOwnSourcesReady }
+    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try inner.register(descriptor, token: token, interest: interest)
-    }
-
-    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.modify(descriptor, token: token, interest: interest)
     }
 
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         try inner.unregister(descriptor, token: token)
     }
 
-    func prepareForHostWait() throws(SystemError) { try inner.prepareForHostWait() }
-
-    func dispatchOwnSources() -> Bool { inner.dispatchOwnSources() }
-
-    @discardableResult
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         let maySleep = timeout.map { $0 > .zero } ?? true
         guard maySleep else { return try inner.wait(timeout: timeout, into: &events) }
         let waiter = state.withLock { state in
@@ -89,6 +79,6 @@ final class SleepWatchingBackend: Backend, @unchecked Sendable {
         }
         waiter?.open()
         defer { state.withLock { $0.sleeping = false } }
-        return try inner.wait(timeout: timeout, into: &events)
+        try inner.wait(timeout: timeout, into: &events)
     }
 }

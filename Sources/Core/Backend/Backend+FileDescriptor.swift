@@ -9,14 +9,6 @@ extension Backend {
         try register(descriptor.rawValue, token: token, interest: interest)
     }
 
-    /// Changes the interest and token of a registered descriptor; the same as
-    /// ``modify(_:token:interest:)`` with `descriptor.rawValue`.
-    ///
-    /// - Throws: ``SystemError``, as ``modify(_:token:interest:)`` does.
-    public func modify(_ descriptor: FileDescriptor, token: Token, interest: Interest) throws(SystemError) {
-        try modify(descriptor.rawValue, token: token, interest: interest)
-    }
-
     /// Stops watching `descriptor`; the same as ``unregister(_:token:)`` with
     /// `descriptor.rawValue`.
     ///

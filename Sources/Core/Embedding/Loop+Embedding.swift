@@ -81,7 +81,7 @@ extension Loop {
     ///   ring's.
     public func hostDescriptor() throws(EmbeddingError) -> Int32 {
         guard !state.withLock({ $0.isTornDown }) else { throw .loopEnded }
-        switch embedding {
+        switch hostDescriptorOffer {
         case let .descriptor(fd): return fd
         case let .unsupported(reason): throw .unsupported(backend, reason: reason)
         }
@@ -118,52 +118,29 @@ extension Loop {
         bindMainQueueIfMain()
         syncDescriptors(for: mode)
         registrar.withBackend { backend in
+            if case let .passPhase(phase) = backend.ownSources { phase.hostWillWait() }
+            guard case let .descriptor(_, prepare?) = backend.embedding else { return }
             do {
-                try backend.prepareForHostWait()
+                try prepare()
             } catch {
                 trap("RunLoopKit: \(backend.kind) could not prepare for a host's wait: \(error)")
             }
         }
-        let now = self.now
-        let wait: HostWait = state.withLock { state in
-            guard !state.isTornDown else { return HostWait(deadline: nil, isReady: true) }
-            // From here, `wakeUp()` and `stop()` act on this wait (W1, W2).
-            state.hostPrepared = true
-            // The wait consumes every wakeUp posted before it (W3), as the loop's own does.
-            let woken = hints.consumeWake()
-            if woken || state.hostStopped || hints.haveDescriptorsChanged()
-                || state.hasPendingWork(in: mode)
-            {
-                return HostWait(deadline: nil, isReady: true)
+        // [H1] The host's wait is a run of the loop's: recorded first, so that from here
+        // `wakeUp()` and `stop()` act on it (W1, W2); a prepare again without a dispatch keeps
+        // the record, and a stop made for it.
+        let recorded: Bool = state.withLock { state in
+            guard !state.isTornDown else { return false }
+            if let last = state.runs.indices.last, state.runs[last].kind == .hostWait {
+                state.runs[last].mode = mode
+            } else {
+                state.runs.append(RunRecord(mode: mode, kind: .hostWait))
             }
-            // The queue's deadline is already the latest instant that serves its timers (their
-            // instants plus tolerance); the tolerance that comes with it is the window before it.
-            let timer = state.modes.update(mode) { $0.timerDeadline() } ?? nil
-            let deadline = timer?.instant
-            if let deadline, deadline <= now { return HostWait(deadline: deadline, isReady: true) }
-            if !local.takenBlocks.isEmpty {
-                let modeIsCommon = state.commonModes.contains(mode)
-                if local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon) {
-                    return HostWait(deadline: nil, isReady: true)
-                }
-            }
-            // An empty mode sleeps too: a block or source added from another thread must wake it.
-            let commonModes = state.commonModes
-            guard sleep.beginSleep(unless: { blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes) })
-            else {
-                return HostWait(deadline: nil, isReady: true)
-            }
-            // A timer added during the wait that is due before this deadline wakes the host
-            // (the same comparison as for the loop's own sleep), in this mode.
-            state.sleepDeadline = deadline
-            // As for the loop's own sleep: blocks an enclosing drain took (a host driven from a
-            // callout) that would run in this mode were it common must wake it when it becomes
-            // so; left over from an earlier sleep, the flag would wake it for nothing.
-            state.sleepHoldsBlocksForCommonModes =
-                local.takenBlocks.contains(runningIn: mode, modeIsCommon: true)
-            state.hostWaitMode = mode
-            return HostWait(deadline: deadline, window: timer?.tolerance ?? .zero, isReady: false)
+            return true
         }
+        guard recorded else { return HostWait(deadline: nil, isReady: true) }
+        let plan = decideSleep(in: mode, until: nil, for: .host)
+        let wait = HostWait(deadline: plan.deadline, window: plan.tolerance, isReady: !plan.sleeps)
         local.hostWait = (mode, wait.isReady ? nil : Nanoseconds.now())
         return wait
     }
@@ -188,17 +165,14 @@ extension Loop {
             trap("Loop.dispatchForHost() called without Loop.prepareForHost(in:) before it on \(self)")
         }
         endHostWait()
-        let result = run(mode, timeout: .zero, returnAfterSourceHandled: false, drainsBackend: true)
+        let (result, passStopped) = run(mode, timeout: .zero, returnAfterSourceHandled: false, drainsBackend: true)
         // A run that did not start (its mode empty, the loop torn down) made no wait: consume
         // the wake that brought the host here, or its descriptor stays readable.
         if result == .finished { drainBackendForHost() }
-        // Taken after the pass: a stop() posted at any moment since the prepare is this
-        // dispatch's (one during the pass stopped the pass's own run).
-        let stopped = state.withLock { state in
-            defer { (state.hostPrepared, state.hostStopped) = (false, false) }
-            return state.hostStopped
-        }
-        return stopped ? .stopped : result
+        // [H2] Taken after the pass: a stop() posted at any moment since the prepare is this
+        // dispatch's (one during the pass stopped the pass's own run, over the host's).
+        let hostStopped = endHostRun()
+        return passStopped || hostStopped ? .stopped : result
     }
 
     /// Ends the host's wait prepared by ``prepareForHost(in:)`` without running a pass: for a
@@ -214,7 +188,15 @@ extension Loop {
         )
         endHostWait()
         // No host waits any more: `wakeUp()` and `stop()` have no effect again, as between runs.
-        state.withLock { state in (state.hostPrepared, state.hostStopped) = (false, false) }
+        _ = endHostRun()
+    }
+
+    /// Removes the host's run record, if it is the innermost; returns whether it was stopped.
+    private func endHostRun() -> Bool {
+        state.withLock { state in
+            guard let last = state.runs.last, last.kind == .hostWait else { return false }
+            return state.runs.removeLast().stopped
+        }
     }
 
     /// A run starting while a host waits for this loop (a host callback ran the loop nested,
@@ -240,7 +222,6 @@ extension Loop {
         guard let (_, asleepSince) = local.hostWait else { return }
         local.hostWait = nil
         guard let asleepSince else { return }
-        state.withLock { $0.hostWaitMode = nil }
         _ = sleep.endSleep()
         instruments.hostWaitEnded(asleepSince: asleepSince)
     }
@@ -250,11 +231,25 @@ extension Loop {
     private func drainBackendForHost() {
         registrar.withBackend { backend in
             do {
-                _ = try backend.wait(timeout: .zero, into: &local.events)
+                try backend.wait(timeout: .zero, into: &local.events)
             } catch {
                 trap("RunLoopKit: \(backend.kind) wait failed: \(error)")
             }
             local.events.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// What a loop keeps of its backend's ``EmbeddingSupport``: the descriptor, or why there is
+/// none; not the preparation step, which may hold the backend.
+enum HostDescriptorOffer: Sendable {
+    case descriptor(Int32)
+    case unsupported(reason: String)
+
+    init(_ support: EmbeddingSupport) {
+        switch support {
+        case let .descriptor(fd, _): self = .descriptor(fd)
+        case let .unsupported(reason): self = .unsupported(reason: reason)
         }
     }
 }

@@ -43,11 +43,14 @@ public final class Loop: Sendable, CustomStringConvertible {
     let hints = PassHints()
     /// The thread the loop belongs to, once bound, for messages naming it (``LoopBound``).
     let ownerThread = OwnerThread()
-    /// The backend serves sources of its own (GLib's): every wait reaches it, and its callbacks
-    /// run as a phase of the pass (see ``Backend/servesOwnSources``).
-    let backendServesOwnSources: Bool
-    /// What a host loop can wait on for this loop (constant for a backend's life).
-    let embedding: EmbeddingSupport
+    /// The backend serves sources of its own as a phase of the pass (GLib's): every wait
+    /// reaches it, and its callbacks run in ``PassPhase/backendSources`` (see
+    /// ``OwnSourceServing/passPhase(_:)``). The phase's object is asked of the backend at each
+    /// use: the loop must not keep its backend alive.
+    let ownSourcesInPassPhase: Bool
+    /// What a host loop can wait on for this loop (constant for a backend's life), without the
+    /// preparation step, which is asked of the backend before each host wait.
+    let hostDescriptorOffer: HostDescriptorOffer
     /// Objects other modules of the package keep for this loop (see ``LoopAttachment``).
     let attachments = LoopAttachments()
     /// Where the jobs of Swift concurrency go that the loop dropped (see ``EndedLoopJobs``).
@@ -58,8 +61,13 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     init(backend: any Backend, isMain: Bool, clock: LoopClock = .continuous) {
         self.backend = backend.kind
-        self.backendServesOwnSources = backend.servesOwnSources
-        self.embedding = backend.embedding
+        let ownSources = backend.ownSources
+        if case .passPhase = ownSources {
+            self.ownSourcesInPassPhase = true
+        } else {
+            self.ownSourcesInPassPhase = false
+        }
+        self.hostDescriptorOffer = HostDescriptorOffer(backend.embedding)
         self.isMain = isMain
         self.clock = clock
         let gate = SleepGate(waker: backend.waker)
@@ -71,7 +79,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         selfReference = WeakLoop(loop: self)
         // [G5] Before the loop is shared: the GLib backend attaches the source that serves the
         // loop from GLib iterations nested in its callouts.
-        if backendServesOwnSources { backend.loopDidCreate(self) }
+        if case let .passPhase(phase) = ownSources { phase.loopDidCreate(self) }
     }
 
     /// Creates a loop over `backend` reading time from `clock`, bound to the calling thread
@@ -119,9 +127,9 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     // MARK: - State
 
-    /// The mode of the innermost active run, or the mode a host loop waits for this loop in
-    /// (between ``prepareForHost(in:)`` and ``dispatchForHost()``, while it sleeps), or `nil`
-    /// when the loop is not running.
+    /// The mode of the innermost active run, or `nil` when the loop is not running. A host loop
+    /// that drives the loop runs it too, in the mode it serves, from ``prepareForHost(in:)``
+    /// until its ``dispatchForHost()`` has run the pass (or ``cancelHostWait()``).
     ///
     /// Safe to call from any thread.
     public var currentMode: Mode? { state.withLock { $0.currentMode } }

@@ -97,7 +97,7 @@ private struct DescriptionSnapshot {
     let modes: [ModeItems]
 
     init(_ state: borrowing LoopState) {
-        runs = state.runs.map(\.mode)
+        runs = state.runs.filter { $0.kind == .run }.map(\.mode)
         commonModes = state.commonModes.sorted { $0.name < $1.name }
         commonSources = Self.byOrder(state.commonSources.inOrder, order: \.order)
         commonTimers = Self.byOrder(state.commonTimers.inOrder, order: \.order)

@@ -8,8 +8,18 @@ extension Loop {
     /// - Returns: whether a callback ran.
     func dispatchBackendSources() -> Bool {
         // The backend outlives this call: it is released on this thread, when it exits.
-        guard let backend = registrar.withBackend({ $0 }) else { return false }
+        guard case let .passPhase(phase)? = registrar.withBackend({ $0.ownSources }) else { return false }
         instruments.enter(.backendSources)
-        return backend.dispatchOwnSources()
+        return phase.dispatchOwnSources()
+    }
+
+    /// Calls `body` with the backend's pass-phase object (``OwnSourceServing/passPhase(_:)``),
+    /// with the backend lock held; does nothing when the backend serves its own sources some
+    /// other way, or none, or is gone.
+    func withOwnSourcePhase(_ body: (any OwnSourcePhase) -> Void) {
+        guard ownSourcesInPassPhase else { return }
+        registrar.withBackend { backend in
+            if case let .passPhase(phase) = backend.ownSources { body(phase) }
+        }
     }
 }

@@ -32,7 +32,7 @@ extension Loop {
             let firedTimers = fireDueTimers(in: mode)
             let (handledSources, mainQueueReady) = handleReadySources(in: mode)
             let drainedMainQueue = mainQueueReady && drainMainQueue()
-            let dispatchedBackendSources = backendServesOwnSources && dispatchBackendSources()
+            let dispatchedBackendSources = ownSourcesInPassPhase && dispatchBackendSources()
             if handledSources || drainedMainQueue || dispatchedBackendSources { run.handledSource = true }
             wakeupReason = wait.wakeupReason(
                 firedTimers: firedTimers, handledSources: handledSources || dispatchedBackendSources,
@@ -49,13 +49,8 @@ extension Loop {
     private func decide(_ run: RunContext) -> RunResult? {
         // 1. Returning after a handled source, handled by this run itself.
         if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
-        // 2. The run's timeout has passed; a poll's always has [R11]. But a host's dispatch is a
-        // poll that says `.stopped` when stopped (see dispatchForHost()): the host has no other
-        // way to learn it [H2].
-        if run.isPoll {
-            guard run.drainsBackend, state.withLock({ $0.runs.last!.stopped }) else { return .timedOut }
-            return .stopped
-        }
+        // 2. The run's timeout has passed; a poll's always has [R11].
+        if run.isPoll { return .timedOut }
         if let deadline = run.deadline, now >= deadline { return .timedOut }
         // 3. Stopped [W1]; 4. the mode is empty.
         return state.withLock { state in

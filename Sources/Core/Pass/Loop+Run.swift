@@ -27,29 +27,34 @@ extension Loop {
             "Loop.run(_:timeout:returnAfterSourceHandled:) called on a thread that is not \(self)'s own; a loop runs only on its own thread"
         )
         return run(mode, timeout: timeout, returnAfterSourceHandled: returnAfterSourceHandled, drainsBackend: false)
+            .result
     }
 
     /// ``run(_:timeout:returnAfterSourceHandled:)`` on the loop's own thread; `drainsBackend`
-    /// makes every wait reach the backend (see ``RunContext/drainsBackend``).
+    /// makes every wait reach the backend (see ``RunContext/drainsBackend``). Also returns
+    /// whether the run was stopped by its end, whatever its result (a poll's is
+    /// ``RunResult/timedOut``): a host's dispatch says `.stopped` then [H2].
     func run(
         _ mode: Mode, timeout: Duration?, returnAfterSourceHandled: Bool, drainsBackend: Bool
-    ) -> RunResult {
+    ) -> (result: RunResult, stopped: Bool) {
         if mode == .common {
             // [M6] Reported once per process, through Loop.logger.
             if !commonRunReported.exchange(true, ordering: .relaxed) { reportCommonModeRun() }
-            return .finished
+            return (.finished, false)
         }
         bindMainQueueIfMain()
         // [R1] A missing or empty mode: finished, no observer notified.
         let (entered, outermost, stopsAtEntry): (Bool, Bool, UInt64) = state.withLock { state in
             guard !state.isTornDown, state.modes.contains(mode), !isEmpty(mode, state) else { return (false, false, 0) }
+            // A host's wait under it (its dispatch's pass) does not make this run nested.
+            let outermost = !state.runs.contains { $0.kind == .run }
             state.runs.append(RunRecord(mode: mode))
             // [W2] A run starts with no wake pending. Dropped under the lock that `wakeUp()`
             // decides under: a wake posted once this run is recorded is this run's, and kept.
             hints.dropWake()
-            return (true, state.runs.count == 1, hints.stopRequests())
+            return (true, outermost, hints.stopRequests())
         }
-        guard entered else { return .finished }
+        guard entered else { return (.finished, false) }
         // [H1] A run nested between a host's prepare and dispatch waits by itself meanwhile.
         let suspendedHostWait = suspendHostWaitForRun()
         defer { if suspendedHostWait { resumeHostWaitAfterRun() } }
@@ -68,9 +73,9 @@ extension Loop {
         // [R2] Entry; a stop() made by now (from an entry observer or another thread) ends the
         // run before its first pass. The lock is taken only when a stop was requested since the
         // run was recorded: the count of stops says so without it.
-        // [G3] A backend with sources of its own hears of the run first (GLib's acquires its
+        // [G3] A backend whose own sources are a pass phase hears of the run first (GLib's acquires its
         // context for the run), and last.
-        if backendServesOwnSources { _ = registrar.withBackend { $0.runWillBegin() } }
+        withOwnSourcePhase { $0.runWillBegin() }
         notifyObservers(.entry, in: mode)
         let maybeStopped = hints.stopRequests() != stopsAtEntry
         var result: RunResult? = maybeStopped && state.withLock { $0.runs.last!.stopped } ? .stopped : nil
@@ -79,12 +84,12 @@ extension Loop {
         }
         // [R10] Exit.
         notifyObservers(.exit, in: mode)
-        if backendServesOwnSources { _ = registrar.withBackend { $0.runDidEnd() } }
-        state.withLock { state in
-            state.runs.removeLast()
+        withOwnSourcePhase { $0.runDidEnd() }
+        let stopped = state.withLock { state in
             // [W2] A wake still pending dies with the run that it was for; under the lock, so
             // that a wake posted after this, for the enclosing run, is kept.
             hints.dropWake()
+            return state.runs.removeLast().stopped
         }
         instruments.leaveRun(outermost: outermost, returningTo: enclosingPlace)
         // The observers kept for notifications would keep them (and whatever their callbacks
@@ -95,6 +100,6 @@ extension Loop {
             // what it does next is not the loop's business.
             local.timerSlack.restore()
         }
-        return result!
+        return (result!, stopped)
     }
 }

@@ -10,14 +10,14 @@ extension Loop {
             // [R6, R11] A poll is a wait that returns at once: it consumes a pending wakeUp.
             hints.consumeWakeByPolling()
             // With no descriptor to ask about, the kernel has nothing to tell a poll.
-            // A backend with sources of its own, or a wake a host loop saw on the backend's
-            // descriptor, has something to tell all the same.
-            if registrar.watchesNothing, !backendServesOwnSources, !drainsBackend {
+            // A backend whose own sources are a pass phase, or a wake a host loop saw on the
+            // backend's descriptor, has something to tell all the same.
+            if registrar.watchesNothing, !ownSourcesInPassPhase, !drainsBackend {
                 return .polled
             }
         }
         return registrar.withBackend { backend in
-            let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline)
+            let plan = polls ? .poll : decideSleep(in: mode, until: runDeadline, for: .loop)
             if plan.sleeps { local.timerSlack.apply(plan.slack) }
             return wait(in: backend, as: plan)
         } ?? .polled
@@ -30,33 +30,41 @@ extension Loop {
         invalidateUnwatchable(registrar.sync(mode, mainQueue: mainQueue, of: self))
     }
 
-    /// Decides whether and until when to sleep and, when the loop sleeps, publishes it
-    /// through ``SleepGate``.
+    /// Decides whether and until when `sleeper` sleeps in `mode` and, when it sleeps, publishes
+    /// it through ``SleepGate``: the one decision for the loop's own wait and a host's
+    /// (``Sleeper`` names where they differ, and why).
     ///
     /// [C2] Decided under the state lock, so work posted under that lock either is seen here or
     /// finds the loop asleep and wakes it; blocks, posted under their own lock, and threads
     /// waiting for the backend are looked for after the loop has published that it sleeps.
-    func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?) -> SleepPlan {
+    func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?, for sleeper: Sleeper) -> SleepPlan {
         let now = self.now
         return state.withLock { state in
-            // [R6] This wait consumes every wakeUp posted before it.
+            // [R6, W3] This wait consumes every wakeUp posted before it.
             let woken = hints.consumeWake()
             // [W4] Sources added since the sync must be registered before sleeping: poll, and the
-            // next pass syncs them.
+            // next pass syncs them. [W1] A stop of the run this wait is for is pending work.
             if woken || hints.haveDescriptorsChanged() || state.hasPendingWork(in: mode)
-                || isEmpty(mode, state)
+                || (!sleeper.sleepsInEmptyMode && isEmpty(mode, state))
             {
                 return .poll
             }
             var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
             if let timer = state.modes.update(mode, { $0.timerDeadline() }) ?? nil {
-                let (wakeAt, slack) = local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance)
+                // The queue's deadline is already the latest instant that serves its timers
+                // (their instants plus tolerance).
+                let (wakeAt, slack) =
+                    sleeper.narrowsTimerSlack
+                    ? local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance) : (timer.instant, nil)
                 if runDeadline.map({ wakeAt <= $0 }) ?? true {
                     plan.deadline = wakeAt
                     plan.slack = slack
+                    plan.tolerance = timer.tolerance
                 }
             }
-            if let deadline = plan.deadline, deadline <= now { return .poll }
+            if let deadline = plan.deadline, deadline <= now {
+                return SleepPlan(deadline: deadline, sleeps: false, slack: nil)
+            }
             // A block an enclosing drain took runs here now if the mode was made common since
             // this pass drained: that drain is over, and `addCommonMode` saw the loop awake.
             if !local.takenBlocks.isEmpty {
@@ -67,12 +75,16 @@ extension Loop {
             }
             let commonModes = state.commonModes
             let sleeps = sleep.beginSleep {
-                registrar.hasWaiters || blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes)
+                (sleeper.yieldsToBackendLockWaiters && registrar.hasWaiters)
+                    || blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes)
             }
             guard sleeps else { return .poll }
             // What a timer added during the sleep is compared with: the latest the wait can
             // end, slack included, so that a timer due before then wakes the loop.
-            state.sleepDeadline = plan.deadline.map { local.timerSlack.latestEnd(ofWaitUntil: $0, slack: plan.slack) }
+            state.sleepDeadline = plan.deadline.map { deadline in
+                sleeper.narrowsTimerSlack
+                    ? local.timerSlack.latestEnd(ofWaitUntil: deadline, slack: plan.slack) : deadline
+            }
             // Blocks taken by an enclosing drain are this thread's: what `addCommonMode` must
             // know of them is published with the sleep (they cannot change while it lasts).
             state.sleepHoldsBlocksForCommonModes =
@@ -95,7 +107,7 @@ extension Loop {
         while true {
             let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
             do {
-                _ = try backend.wait(timeout: timeout, into: &local.events)
+                try backend.wait(timeout: timeout, into: &local.events)
             } catch {
                 // Interrupts, old kernels and sandboxes are handled by the backends; what is
                 // left is a broken invariant (a closed epoll descriptor, say).
@@ -103,7 +115,9 @@ extension Loop {
             }
             guard plan.sleeps, local.events.isEmpty, !sleep.wasWoken else { break }
             // The backend's own sources (GLib's) became ready: the pass dispatches them.
-            if backendServesOwnSources, backend.hasOwnSourcesReady { break }
+            if ownSourcesInPassPhase, case let .passPhase(phase) = backend.ownSources, phase.hasOwnSourcesReady {
+                break
+            }
             if let deadline = plan.deadline, now >= deadline { break }
         }
         guard let sleptAt else { return .polled }

@@ -5,8 +5,8 @@ extension Loop {
     /// the loop is not running. Safe to call from any thread.
     public func wakeUp() {
         let wake: Bool = state.withLock { state in
-            // [W2] A host's wait counts as a run's: its descriptor must become readable.
-            guard !state.runs.isEmpty || state.hostPrepared else { return false }
+            // [W2] A host's wait is a run too: its descriptor must become readable.
+            guard !state.runs.isEmpty else { return false }
             // Asleep: ending that sleep is the whole wake. Marking it as pending too would
             // make the next wait return at once as well: two passes for one wake. (The loop
             // decides to sleep under this lock, so it cannot fall asleep in between.)
@@ -22,13 +22,9 @@ extension Loop {
     /// No effect while the loop is not running. Safe to call from any thread.
     public func stop() {
         let wake: Bool = state.withLock { state in
-            guard !state.runs.isEmpty else {
-                // Between a host's prepare and its dispatch's pass: the dispatch returns
-                // `.stopped` [W1], and a host asleep on the descriptor wakes for it.
-                guard state.hostPrepared else { return false }
-                state.hostStopped = true
-                return true
-            }
+            // [W1] A host's wait is a run too: its dispatch returns `.stopped`, and a host asleep
+            // on the descriptor wakes for it.
+            guard !state.runs.isEmpty else { return false }
             state.runs[state.runs.count - 1].stopped = true
             hints.noteStopRequested()
             return true

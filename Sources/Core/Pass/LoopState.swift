@@ -151,9 +151,21 @@ struct PendingBlock {
     let body: @Sendable () -> Void
 }
 
-/// One active `run` call; the innermost is last.
+/// One active run of the loop; the innermost is last.
 struct RunRecord {
-    let mode: Loop.Mode
+    /// What drives the run.
+    enum Kind {
+        /// A `run` call.
+        case run
+        /// A host loop, from ``Loop/prepareForHost(in:)`` until its ``Loop/dispatchForHost()``
+        /// has run its pass (or ``Loop/cancelHostWait()``): for other threads the loop runs
+        /// then, so `wakeUp()` and `stop()` act on it (W1, W2), and ``LoopState/currentMode``
+        /// is the host's mode.
+        case hostWait
+    }
+
+    var mode: Loop.Mode
+    var kind: Kind = .run
     var stopped = false
 }
 
@@ -183,18 +195,8 @@ struct LoopState {
     /// main-queue block cannot serve the queue.
     var isDrainingMainQueue = false
 
-    /// The mode a host loop waits for this loop in, between ``Loop/prepareForHost(in:)`` and
-    /// ``Loop/dispatchForHost()``, while the loop is asleep there (see Loop+Embedding.swift).
-    var hostWaitMode: Loop.Mode?
-    /// A host drives the loop: from ``Loop/prepareForHost(in:)`` until ``Loop/dispatchForHost()``
-    /// has run its pass. `wakeUp()` and `stop()` then act on the host's wait (W1, W2).
-    var hostPrepared = false
-    /// `stop()` was called while a host drives the loop outside a run: the host's dispatch
-    /// returns ``Loop/RunResult/stopped`` (W1).
-    var hostStopped = false
-
-    /// The mode the loop serves now: the one a host waits for it in, else its innermost run's.
-    var currentMode: Loop.Mode? { hostWaitMode ?? runs.last?.mode }
+    /// The mode the loop serves now: its innermost run's (a host's wait is a run).
+    var currentMode: Loop.Mode? { runs.last?.mode }
 
     /// Expands ``Loop/Mode/common`` to the common modes.
     func targets(of mode: Loop.Mode) -> [Loop.Mode] {

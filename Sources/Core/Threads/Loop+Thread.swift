@@ -33,7 +33,7 @@ extension Loop {
         ThreadBinding.bind(loop)
         // [G4] On its own thread, from its creation: the GLib backend makes its context the
         // thread's default.
-        if !loop.isMain, loop.backendServesOwnSources { _ = loop.registrar.withBackend { $0.loopDidBindToOwnThread() } }
+        if !loop.isMain { loop.withOwnSourcePhase { $0.loopDidBindToOwnThread() } }
         return loop
     }
 
@@ -153,7 +153,7 @@ extension Loop {
             source.makeQueuedCallouts()
         }
         // [G4] Still on the loop's thread, before the backend goes.
-        if backendServesOwnSources { _ = registrar.withBackend { $0.loopWillEnd() } }
+        withOwnSourcePhase { $0.loopWillEnd() }
         registrar.tearDown()
         // Once nothing queued can run any more: an attachment may end what waits on it (the NIO
         // adapter ends its pending scheduled tasks here, and hands telling them to the ended

@@ -1,16 +1,15 @@
+import Glibc
 import RunLoopKit
 
-/// A backend wait as Core makes it: a wait that returns early with nothing to report (a signal
-/// interrupted it — the test runner's child processes send SIGCHLD) waits again for the rest.
-///
-/// - Returns: whether the backend's waker ended the wait.
-@discardableResult
-func waitOut(_ backend: any Backend, timeout: Duration?, into events: inout [ReadyEvent]) throws -> Bool {
-    let start = ContinuousClock.now
-    while true {
-        let remaining = timeout.map { max(.zero, $0 - (ContinuousClock.now - start)) }
-        let woken = try backend.wait(timeout: remaining, into: &events)
-        if woken || !events.isEmpty || remaining == .zero { return woken }
-        if let timeout, ContinuousClock.now - start >= timeout { return false }
-    }
+/// A backend wait as Core makes it, with every signal blocked on this thread: no signal can
+/// interrupt it (the test runner's child processes send SIGCHLD), so it returns for an event,
+/// a wake or its timeout, and a test can tell a wake by the wait ending early with no event (a
+/// backend's wait says nothing of it).
+func waitOut(_ backend: any Backend, timeout: Duration?, into events: inout [ReadyEvent]) throws {
+    var all = sigset_t()
+    var previous = sigset_t()
+    sigfillset(&all)
+    pthread_sigmask(SIG_BLOCK, &all, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    try backend.wait(timeout: timeout, into: &events)
 }

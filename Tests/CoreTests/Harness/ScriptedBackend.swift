@@ -37,6 +37,8 @@ final class ScriptedBackend: Backend {
     init(clock: VirtualClock) { self.clock = clock }
 
     var waker: any BackendWaker { scriptedWaker }
+    var embedding: EmbeddingSupport { .unsupported(reason: "a scripted backend has no descriptor") }
+    var ownSources: OwnSourceServing { .none }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         guard registrations[descriptor] == nil else {
@@ -47,11 +49,6 @@ final class ScriptedBackend: Backend {
             problems.append("backend: register(\(descriptor)) with interest \(interest)")
             throw SystemError("register", errno: EINVAL)
         }
-        registrations[descriptor] = (token, interest)
-    }
-
-    func modify(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        guard registrations[descriptor] != nil else { throw SystemError("modify", errno: ENOENT) }
         registrations[descriptor] = (token, interest)
     }
 
@@ -69,7 +66,7 @@ final class ScriptedBackend: Backend {
     /// source is invalidated).
     var registeredCount: Int { registrations.count }
 
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) -> Bool {
+    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         events.removeAll()
         for (descriptor, registration) in registrations.sorted(by: { $0.key < $1.key }) {
             let asked = Readiness(rawValue: registration.interest.rawValue).union([.hangup, .error])
@@ -78,14 +75,14 @@ final class ScriptedBackend: Backend {
         }
         // A wake is consumed whatever else the wait reports.
         let woken = scriptedWaker.consume()
-        if woken || !events.isEmpty { return woken }
+        if woken || !events.isEmpty { return }
         waitsThisStep += 1
         if waitsThisStep == Self.waitsPerStepLimit {
             problems.append("backend: more than \(Self.waitsPerStepLimit) waits in one step (a run that never ends)")
         }
         guard waitsThisStep < Self.waitsPerStepLimit else {
             clock.advance(by: .seconds(3600))
-            return false
+            return
         }
         guard let timeout else {
             endlessWaitsThisStep += 1
@@ -94,13 +91,13 @@ final class ScriptedBackend: Backend {
                     "backend: the loop keeps waiting without a timeout at \(clock.formattedNow), though stopped")
             }
             onEndlessWait()
-            return scriptedWaker.consume()
+            _ = scriptedWaker.consume()
+            return
         }
         if timeout > .zero {
             onSleep(timeout)
             clock.advance(by: timeout)
         }
-        return false
     }
 
     /// Called by the harness between steps: returns and forgets the problems so far.
