@@ -4,7 +4,7 @@ import RunLoopKit
 /// The swift-metrics objects a ``LoopMetricsExporter`` reports to, made once.
 struct ExportedMetrics: Sendable {
     let passes: Counter
-    let wakeups: [(Counter, @Sendable (Loop.Statistics) -> UInt64)]
+    let wakeups: [(Counter, Loop.WakeupReason)]
     let callouts: [(Counter, Loop.CalloutKind)]
     let lateness: [Counter]
     let descriptorEvents: Counter
@@ -18,12 +18,7 @@ struct ExportedMetrics: Sendable {
             Counter(label: "\(label)_\(name)", dimensions: extra + dimensions, factory: factory)
         }
         passes = counter("passes")
-        let reasons: [(String, @Sendable (Loop.Statistics) -> UInt64)] = [
-            ("timer", { $0.timerWakeups }), ("source", { $0.sourceWakeups }),
-            ("mainQueue", { $0.mainQueueWakeups }), ("woken", { $0.wokenWakeups }),
-            ("timeout", { $0.timeoutWakeups }), ("spurious", { $0.spuriousWakeups }),
-        ]
-        wakeups = reasons.map { reason, read in (counter("wakeups", [("reason", reason)]), read) }
+        wakeups = Loop.WakeupReason.allCases.map { reason in (counter("wakeups", [("reason", "\(reason)")]), reason) }
         callouts = Loop.CalloutKind.allCases.map { kind in (counter("callouts", [("kind", "\(kind)")]), kind) }
         lateness = ["lt_10us", "lt_100us", "lt_1ms", "lt_10ms", "ge_10ms"].map {
             counter("timer_lateness", [("bucket", $0)])
@@ -39,7 +34,7 @@ struct ExportedMetrics: Sendable {
     /// the gauges.
     func report(_ now: Loop.Statistics, since previous: Loop.Statistics, waiting isWaiting: Bool) {
         add(now.passes, previous.passes, to: passes)
-        for (counter, read) in wakeups { add(read(now), read(previous), to: counter) }
+        for (counter, reason) in wakeups { add(now.wakeups[reason], previous.wakeups[reason], to: counter) }
         for (counter, kind) in callouts { add(now.callouts[kind], previous.callouts[kind], to: counter) }
         for (counter, (current, before)) in zip(lateness, zip(now.timerLateness.counts, previous.timerLateness.counts))
         {

@@ -31,7 +31,7 @@ struct SleepingPasses {
         let timer = try Loop.Timer(after: .milliseconds(1), repeating: .milliseconds(1)) { _ in loop.stop() }
         loop.add(timer, to: mode)
         defer { timer.invalidate() }
-        measure("passes woken by a timer", reason: \.timerWakeups) {
+        measure("passes woken by a timer", reason: \.wakeups[.timer]) {
             let result = loop.run(mode, timeout: .seconds(60))
             return result == .stopped ? nil : "a run ended \(result), not stopped by its timer"
         }
@@ -62,7 +62,7 @@ struct SleepingPasses {
             var byte: UInt8 = 1
             _ = Glibc.write(writeEnd, &byte, 1)
         } body: {
-            measure("passes woken by a descriptor", reason: \.sourceWakeups) {
+            measure("passes woken by a descriptor", reason: \.wakeups[.source]) {
                 let result = loop.run(mode, timeout: .seconds(60), returnAfterSourceHandled: true)
                 return result == .handledSource ? nil : "a run ended \(result), not after handling the pipe"
             }
@@ -86,7 +86,7 @@ struct SleepingPasses {
         try withPoster(served) {
             loop.perform(in: [mode], block)
         } body: {
-            measure("passes woken by perform from another thread", reason: \.wokenWakeups) {
+            measure("passes woken by perform from another thread", reason: \.wakeups[.woken]) {
                 let result = loop.run(mode, timeout: .seconds(60))
                 return result == .stopped ? nil : "a run ended \(result), not stopped by the posted block"
             }
@@ -117,15 +117,15 @@ struct SleepingPasses {
         let woken = after[keyPath: reason] - before[keyPath: reason]
         if let problem { return fail("\(backend) \(what): \(problem)") }
         report(
-            "\(backend) \(what): \(rounds) runs, \(woken) woken for that reason, \(after.wakeups - before.wakeups) wakeups in all, \(after.passes - before.passes) passes"
+            "\(backend) \(what): \(rounds) runs, \(woken) woken for that reason, \(after.wakeups.total - before.wakeups.total) wakeups in all, \(after.passes - before.passes) passes"
         )
         if woken < wanted {
             fail(
                 "\(backend) \(what): only \(woken) of \(rounds) runs slept and were woken for the reason measured (wanted \(wanted))"
             )
         }
-        if after.spuriousWakeups != before.spuriousWakeups {
-            fail("\(backend) \(what): \(after.spuriousWakeups - before.spuriousWakeups) spurious wakeups")
+        if after.wakeups[.spurious] != before.wakeups[.spurious] {
+            fail("\(backend) \(what): \(after.wakeups[.spurious] - before.wakeups[.spurious]) spurious wakeups")
         }
         check(backend, "\(what), on the loop's thread", counted.onThread, per: rounds, allowed: 0)
         check(backend, "\(what), in the whole process", counted.total, per: rounds, allowed: 0)

@@ -42,7 +42,7 @@ struct BadInputAcceptedTests {
             let slept = try stopOnceAsleep(loop)
             #expect(loop.run(timeout: .seconds(Int64.max)) == .stopped)
             #expect(slept.wait())
-            #expect(loop.statistics.wokenWakeups == 1)
+            #expect(loop.statistics.wakeups[.woken] == 1)
             source.invalidate()
             withExtendedLifetime(port) {}
         }

@@ -81,8 +81,8 @@ struct StatisticsCountTests {
         #expect(after.timerLateness.total == UInt64(timers))
         #expect(after.descriptorEvents == UInt64(readings + 1))
 
-        #expect(after.sourceWakeups == UInt64(readings + 1))
-        #expect(after.wakeups == UInt64(readings + 1))
+        #expect(after.wakeups[.source] == UInt64(readings + 1))
+        #expect(after.wakeups.total == UInt64(readings + 1))
         // Each of those sleeps was a real one (a system call between two readings of the clock).
         #expect(after.timeAsleep > .zero)
         #expect(after.timeAwake > .zero)

@@ -34,10 +34,10 @@ extension StatisticsTests {
         }
         #expect(injector.sleepingAgain.isOpen, "the loop never slept again after the sleep that ended for nothing")
         #expect(result == .stopped)
-        #expect(before.wakeups == 0)
-        #expect(after.spuriousWakeups == 1, "the sleep that ended for nothing")
-        #expect(after.wokenWakeups == 1, "the stop")
-        #expect(after.wakeups == 2)
+        #expect(before.wakeups.total == 0)
+        #expect(after.wakeups[.spurious] == 1, "the sleep that ended for nothing")
+        #expect(after.wakeups[.woken] == 1, "the stop")
+        #expect(after.wakeups.total == 2)
     }
 }
 

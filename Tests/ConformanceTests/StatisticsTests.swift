@@ -53,13 +53,13 @@ struct StatisticsTests {
             return (before, loop.statistics)
         }
         #expect(before == Loop.Statistics())
-        #expect(after.timerWakeups == 1)
-        #expect(after.sourceWakeups == 1)
-        #expect(after.wokenWakeups == 1)
-        #expect(after.timeoutWakeups == 1)
-        #expect(after.spuriousWakeups == 0)
-        #expect(after.mainQueueWakeups == 0)
-        #expect(after.wakeups == 4)
+        #expect(after.wakeups[.timer] == 1)
+        #expect(after.wakeups[.source] == 1)
+        #expect(after.wakeups[.woken] == 1)
+        #expect(after.wakeups[.timeout] == 1)
+        #expect(after.wakeups[.spurious] == 0)
+        #expect(after.wakeups[.mainQueue] == 0)
+        #expect(after.wakeups.total == 4)
         #expect(after.passes >= 4)
     }
 }

@@ -43,7 +43,7 @@ struct TimerSlackTests {
             // every suite running, 50 attempts at 1 ms were all seen to find it due).
             for attempt in 0..<50 {
                 let trace = Trace()
-                let timerWakeups = loop.statistics.timerWakeups
+                let timerWakeups = loop.statistics.wakeups[.timer]
                 let timer = try Loop.Timer(after: .milliseconds(1 << min(attempt, 9))) { _ in
                     trace("in the callout: \(currentThreadSlack() == own ? "own" : "narrowed") slack")
                     loop.stop()
@@ -52,7 +52,7 @@ struct TimerSlackTests {
                 trace("run: \(loop.run(timeout: generousDeadline))")
                 trace("after the run: \(currentThreadSlack() == own ? "own" : "narrowed") slack")
                 // Counted as the pass that fired the timer ends: read once the run is over.
-                if loop.statistics.timerWakeups > timerWakeups { return trace.all }
+                if loop.statistics.wakeups[.timer] > timerWakeups { return trace.all }
             }
             return ["no attempt of 50 slept until its timer"]
         }

@@ -114,7 +114,7 @@ struct WakeRace: Sendable {
             signalled.invalidate()
             report.value = Report(
                 registeredDescriptors: loop.registeredDescriptorCount,
-                spuriousWakeups: loop.statistics.spuriousWakeups)
+                spuriousWakeups: loop.statistics.wakeups[.spurious])
         }
         ready.wait()
         guard let loop = loopRef.value, let signalled = source.value else {

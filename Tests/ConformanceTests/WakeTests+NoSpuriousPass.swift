@@ -27,8 +27,8 @@ extension WakeTests {
             return loop.statistics
         }
         #expect(trace.all == ["beforeWaiting", "afterWaiting", "beforeWaiting", "afterWaiting", "exit"])
-        #expect(statistics.wokenWakeups == 2)
-        #expect(statistics.spuriousWakeups == 0)
+        #expect(statistics.wakeups[.woken] == 2)
+        #expect(statistics.wakeups[.spurious] == 0)
     }
 
     @Test("a wake that arrives after its sleep ended (a late write) makes no pass of its own", arguments: backends)
@@ -59,7 +59,7 @@ extension WakeTests {
             return loop.statistics
         }
         #expect(trace.all == ["beforeWaiting", "afterWaiting", "beforeWaiting", "afterWaiting", "exit"])
-        #expect(statistics.spuriousWakeups == 0)
+        #expect(statistics.wakeups[.spurious] == 0)
     }
 
     @Test(
@@ -99,7 +99,7 @@ extension WakeTests {
             #expect(result == .finished)
             return (
                 fired.load(ordering: .acquiring), gaveUp.load(ordering: .acquiring),
-                (after.passes - before.passes, after.spuriousWakeups)
+                (after.passes - before.passes, after.wakeups[.spurious])
             )
         }
         #expect(fired)

@@ -184,7 +184,7 @@ case "idle":
     trace("run: \(loop.run(timeout: .milliseconds(20)))")
     let statistics = loop.statistics
     trace(
-        "passes \(statistics.passes), spurious \(statistics.spuriousWakeups), every wakeup the timeout's: \(statistics.wakeups == statistics.timeoutWakeups)"
+        "passes \(statistics.passes), spurious \(statistics.wakeups[.spurious]), every wakeup the timeout's: \(statistics.wakeups.total == statistics.wakeups[.timeout])"
     )
 
 case "queued-first":

@@ -40,12 +40,12 @@ struct LoopMetricsExporterTests {
                     // attempts of 1 ms all polled (seen in CI).
                     let (keepAlive, _) = try keepAliveSource()
                     loop.add(keepAlive, to: .default)
-                    let timeouts = loop.statistics.timeoutWakeups
+                    let timeouts = loop.statistics.wakeups[.timeout]
                     var attempts = 0
                     repeat {
                         loop.run(timeout: .milliseconds(1 << min(attempts, 8)))
                         attempts += 1
-                    } while loop.statistics.timeoutWakeups == timeouts && attempts < 50
+                    } while loop.statistics.wakeups[.timeout] == timeouts && attempts < 50
                     keepAlive.invalidate()
                     exporter.update()
                     snapshots.append(loop.statistics)
@@ -59,9 +59,9 @@ struct LoopMetricsExporterTests {
             }
             #expect(try total("passes") == Int64(statistics.passes))
             let reasons: [(String, UInt64)] = [
-                ("timer", statistics.timerWakeups), ("source", statistics.sourceWakeups),
-                ("mainQueue", statistics.mainQueueWakeups), ("woken", statistics.wokenWakeups),
-                ("timeout", statistics.timeoutWakeups), ("spurious", statistics.spuriousWakeups),
+                ("timer", statistics.wakeups[.timer]), ("source", statistics.wakeups[.source]),
+                ("mainQueue", statistics.wakeups[.mainQueue]), ("woken", statistics.wakeups[.woken]),
+                ("timeout", statistics.wakeups[.timeout]), ("spurious", statistics.wakeups[.spurious]),
             ]
             for (reason, count) in reasons {
                 #expect(try total("wakeups", [("reason", reason)]) == Int64(count), "wakeups for \(reason)")
@@ -81,7 +81,7 @@ struct LoopMetricsExporterTests {
             #expect(statistics.callouts.block == 3)
             #expect(statistics.timerFires == 2)
             #expect(statistics.callouts.observer == 2)
-            #expect(statistics.timeoutWakeups == 2)
+            #expect(statistics.wakeups[.timeout] == 2)
             // Gauges: the loop is not running at the update; it ran, so the ratio is recorded.
             #expect(try metrics.expectGauge("rl_waiting", dimensions).lastValue == 0)
             let ratio = try #require(try metrics.expectGauge("rl_busy_ratio", dimensions).lastValue)

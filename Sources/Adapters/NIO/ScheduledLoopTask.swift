@@ -79,27 +79,26 @@ final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
     func cancel() { fail(EventLoopError.cancelled) }
 
     func fail(_ error: EventLoopError) {
-        let outcome: (work: Work, timer: Loop.Timer?)? = phase.withLock { phase in
-            guard case let .pending(work, timer) = phase else { return nil }
-            phase = .done
-            return (work, timer)
-        }
-        guard let outcome else { return }
-        outcome.timer?.invalidate()
+        guard let work = end() else { return }
         afterEnd.unregister(self)
-        outcome.work.didNotRun(error)
+        work.didNotRun(error)
     }
 
     func claimForShutdown() -> (@Sendable () -> Void)? {
+        guard let work = end() else { return nil }
+        return { work.didNotRun(EventLoopError.shutdown) }
+    }
+
+    /// Ends the task without running it, if this call is the one that ends it: its timer is
+    /// invalidated, and its work returned for telling.
+    private func end() -> Work? {
         let outcome: (work: Work, timer: Loop.Timer?)? = phase.withLock { phase in
             guard case let .pending(work, timer) = phase else { return nil }
             phase = .done
             return (work, timer)
         }
-        guard let outcome else { return nil }
-        outcome.timer?.invalidate()
-        let work = outcome.work
-        return { work.didNotRun(EventLoopError.shutdown) }
+        outcome?.timer?.invalidate()
+        return outcome?.work
     }
 
     /// The work, if this call is the one that ends the task.

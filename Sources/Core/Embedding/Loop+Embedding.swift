@@ -59,12 +59,8 @@ extension Loop {
             // Rounding up overshoots by less than a millisecond: take it out of the timer's
             // tolerance when it has some, so that the rounded wait still ends within it.
             if timeout > .zero { timeout = max(.zero, timeout - min(window, .nanoseconds(999_999))) }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)
-            let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-            guard !milliseconds.overflow else { return Int32.max }
-            let total = milliseconds.partialValue.addingReportingOverflow((nanoseconds + 999_999) / 1_000_000)
-            return total.overflow ? Int32.max : Int32(clamping: total.partialValue)
+            // The one rounding rule for timeouts (Duration+Timeouts.swift): up, saturating.
+            return timeout.millisecondsRoundedUp
         }
     }
 

@@ -16,21 +16,8 @@ extension Loop {
     public struct Statistics: Sendable, Hashable {
         /// Passes made by every run of the loop.
         public var passes: UInt64 = 0
-        /// Waits that slept and ended because a timer was due.
-        public var timerWakeups: UInt64 = 0
-        /// Waits that slept and ended because a version-1 source was ready.
-        public var sourceWakeups: UInt64 = 0
-        /// Waits that slept and ended because the dispatch main queue had work.
-        public var mainQueueWakeups: UInt64 = 0
-        /// Waits that slept and ended because another thread woke the loop.
-        public var wokenWakeups: UInt64 = 0
-        /// Waits that slept until the end they were planned with and found nothing to do: the
-        /// run's timeout, or a timer invalidated or moved while the loop slept.
-        public var timeoutWakeups: UInt64 = 0
-        /// Waits that slept and ended early with no reason. Always zero unless something is
-        /// wrong: a wait interrupted by a signal, or woken by a wake meant for an earlier
-        /// sleep, goes back to sleep instead.
-        public var spuriousWakeups: UInt64 = 0
+        /// Waits that slept, by why they ended: `wakeups[.timer]`, and `wakeups.total` for all.
+        public var wakeups = Wakeups()
 
         /// Time the loop's thread slept in its backend, waiting for work (polls excluded).
         /// Whole nanoseconds.
@@ -52,11 +39,6 @@ extension Loop {
         /// Events of the dispatch main queue are counted as ``Callouts/mainQueue`` drains.
         public var descriptorEvents: UInt64 = 0
 
-        /// Every wakeup, whatever its reason.
-        public var wakeups: UInt64 {
-            timerWakeups + sourceWakeups + mainQueueWakeups + wokenWakeups + timeoutWakeups + spuriousWakeups
-        }
-
         /// Timers fired: the same as `callouts.timer`, and as `timerLateness.total`.
         public var timerFires: UInt64 { callouts.timer }
 
@@ -66,56 +48,76 @@ extension Loop {
         /// Creates a snapshot with every counter at zero.
         public init() {}
 
+        /// Wakeups counted by ``Loop/WakeupReason``.
+        public struct Wakeups: Sendable, Hashable {
+            var table = CounterTable<8>()
+
+            /// Creates counts at zero.
+            public init() {}
+
+            /// The wakeups counted for `reason`.
+            public subscript(reason: WakeupReason) -> UInt64 {
+                get { table[reason.index] }
+                set { table[reason.index] = newValue }
+            }
+
+            /// Every wakeup, whatever its reason.
+            public var total: UInt64 { table.total }
+        }
+
         /// Callouts made by a loop, by ``Loop/CalloutKind``.
         public struct Callouts: Sendable, Hashable {
-            /// Observer handlers called.
-            public var observer: UInt64 = 0
-            /// Timer handlers called: one per fire.
-            public var timer: UInt64 = 0
-            /// Version-0 sources performed.
-            public var version0Source: UInt64 = 0
-            /// Descriptor-source handlers called.
-            public var descriptorSource: UInt64 = 0
-            /// Messages handed to port-source handlers (one call each).
-            public var portMessage: UInt64 = 0
-            /// Blocks run: those queued by ``Loop/perform(_:)`` and its variants, and the jobs of
-            /// a loop used as an executor.
-            public var block: UInt64 = 0
-            /// Drains of the dispatch main queue (the main loop only); each runs the blocks
-            /// queued on it before the drain.
-            public var mainQueue: UInt64 = 0
+            var table = CounterTable<8>()
 
             /// Creates counts at zero.
             public init() {}
 
             /// The count of `kind`.
             public subscript(kind: CalloutKind) -> UInt64 {
-                get {
-                    switch kind {
-                    case .observer: observer
-                    case .timer: timer
-                    case .version0Source: version0Source
-                    case .descriptorSource: descriptorSource
-                    case .portMessage: portMessage
-                    case .block: block
-                    case .mainQueue: mainQueue
-                    }
-                }
-                set {
-                    switch kind {
-                    case .observer: observer = newValue
-                    case .timer: timer = newValue
-                    case .version0Source: version0Source = newValue
-                    case .descriptorSource: descriptorSource = newValue
-                    case .portMessage: portMessage = newValue
-                    case .block: block = newValue
-                    case .mainQueue: mainQueue = newValue
-                    }
-                }
+                get { table[kind.index] }
+                set { table[kind.index] = newValue }
+            }
+
+            /// Observer handlers called.
+            public var observer: UInt64 {
+                get { self[.observer] }
+                set { self[.observer] = newValue }
+            }
+            /// Timer handlers called: one per fire.
+            public var timer: UInt64 {
+                get { self[.timer] }
+                set { self[.timer] = newValue }
+            }
+            /// Version-0 sources performed.
+            public var version0Source: UInt64 {
+                get { self[.version0Source] }
+                set { self[.version0Source] = newValue }
+            }
+            /// Descriptor-source handlers called.
+            public var descriptorSource: UInt64 {
+                get { self[.descriptorSource] }
+                set { self[.descriptorSource] = newValue }
+            }
+            /// Messages handed to port-source handlers (one call each).
+            public var portMessage: UInt64 {
+                get { self[.portMessage] }
+                set { self[.portMessage] = newValue }
+            }
+            /// Blocks run: those queued by ``Loop/perform(_:)`` and its variants, and the jobs of
+            /// a loop used as an executor.
+            public var block: UInt64 {
+                get { self[.block] }
+                set { self[.block] = newValue }
+            }
+            /// Drains of the dispatch main queue (the main loop only); each runs the blocks
+            /// queued on it before the drain.
+            public var mainQueue: UInt64 {
+                get { self[.mainQueue] }
+                set { self[.mainQueue] = newValue }
             }
 
             /// Every callout, whatever its kind.
-            public var total: UInt64 { CalloutKind.allCases.reduce(0) { $0 + self[$1] } }
+            public var total: UInt64 { table.total }
         }
 
         /// Timer fires counted by lateness: how long after its fire instant a timer's handler
@@ -132,30 +134,43 @@ extension Loop {
                 .microseconds(10), .microseconds(100), .milliseconds(1), .milliseconds(10),
             ]
 
+            /// The buckets, in increasing lateness.
+            var table = CounterTable<5>()
+
             /// Fires less than 10 µs late.
-            public var under10Microseconds: UInt64 = 0
+            public var under10Microseconds: UInt64 {
+                get { table[0] }
+                set { table[0] = newValue }
+            }
             /// Fires from 10 µs to less than 100 µs late.
-            public var under100Microseconds: UInt64 = 0
+            public var under100Microseconds: UInt64 {
+                get { table[1] }
+                set { table[1] = newValue }
+            }
             /// Fires from 100 µs to less than 1 ms late.
-            public var under1Millisecond: UInt64 = 0
+            public var under1Millisecond: UInt64 {
+                get { table[2] }
+                set { table[2] = newValue }
+            }
             /// Fires from 1 ms to less than 10 ms late.
-            public var under10Milliseconds: UInt64 = 0
+            public var under10Milliseconds: UInt64 {
+                get { table[3] }
+                set { table[3] = newValue }
+            }
             /// Fires 10 ms late or more.
-            public var atLeast10Milliseconds: UInt64 = 0
+            public var atLeast10Milliseconds: UInt64 {
+                get { table[4] }
+                set { table[4] = newValue }
+            }
 
             /// Creates a histogram with every bucket at zero.
             public init() {}
 
             /// The buckets in increasing lateness: one more than ``bounds``.
-            public var counts: [UInt64] {
-                [
-                    under10Microseconds, under100Microseconds, under1Millisecond, under10Milliseconds,
-                    atLeast10Milliseconds,
-                ]
-            }
+            public var counts: [UInt64] { table.all }
 
             /// Every fire counted: the loop's timer fires.
-            public var total: UInt64 { counts.reduce(0, +) }
+            public var total: UInt64 { table.total }
         }
     }
 
@@ -164,26 +179,11 @@ extension Loop {
         var snapshot = Statistics()
         let counters = instruments.counters
         snapshot.passes = counters.passes.load(ordering: .relaxed)
-        snapshot.timerWakeups = counters.wakeups(.timer)
-        snapshot.sourceWakeups = counters.wakeups(.source)
-        snapshot.mainQueueWakeups = counters.wakeups(.mainQueue)
-        snapshot.wokenWakeups = counters.wakeups(.woken)
-        snapshot.timeoutWakeups = counters.wakeups(.timeout)
-        snapshot.spuriousWakeups = counters.wakeups(.spurious)
+        counters.read(
+            wakeups: &snapshot.wakeups.table, callouts: &snapshot.callouts.table,
+            lateness: &snapshot.timerLateness.table)
         snapshot.timeAsleep = .nanoseconds(counters.asleep.load(ordering: .relaxed))
         snapshot.timeAwake = .nanoseconds(counters.awake.load(ordering: .relaxed))
-        snapshot.callouts.observer = counters.observerCallouts.load(ordering: .relaxed)
-        snapshot.callouts.timer = counters.timerCallouts.load(ordering: .relaxed)
-        snapshot.callouts.version0Source = counters.version0Callouts.load(ordering: .relaxed)
-        snapshot.callouts.descriptorSource = counters.descriptorCallouts.load(ordering: .relaxed)
-        snapshot.callouts.portMessage = counters.portMessages.load(ordering: .relaxed)
-        snapshot.callouts.block = counters.blockCallouts.load(ordering: .relaxed)
-        snapshot.callouts.mainQueue = counters.mainQueueDrains.load(ordering: .relaxed)
-        snapshot.timerLateness.under10Microseconds = counters.lateUnder10Microseconds.load(ordering: .relaxed)
-        snapshot.timerLateness.under100Microseconds = counters.lateUnder100Microseconds.load(ordering: .relaxed)
-        snapshot.timerLateness.under1Millisecond = counters.lateUnder1Millisecond.load(ordering: .relaxed)
-        snapshot.timerLateness.under10Milliseconds = counters.lateUnder10Milliseconds.load(ordering: .relaxed)
-        snapshot.timerLateness.atLeast10Milliseconds = counters.lateAtLeast10Milliseconds.load(ordering: .relaxed)
         snapshot.descriptorEvents = counters.descriptorEvents.load(ordering: .relaxed)
         return snapshot
     }

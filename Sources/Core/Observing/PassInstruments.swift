@@ -128,7 +128,7 @@ final class PassInstruments: @unchecked Sendable {
     }
 
     /// A pass ends: counted, and when its wait slept, so is why the wait ended.
-    func endPass(_ wake: WakeupReason?) {
+    func endPass(_ wake: Loop.WakeupReason?) {
         if let wake { counters.count(wake) }
         counters.countPass()
     }

@@ -17,7 +17,7 @@ extension Loop {
         let mayTake = blocks.queuedCount > 0
         guard mayTake || !local.takenBlocks.isEmpty else { return }
         publish(.blocks)
-        var version = commonModesVersion.load(ordering: .acquiring)
+        var version = hints.commonModesVersion()
         var modeIsCommon = state.withLock { $0.commonModes.contains(mode) }
         var limit: UInt64?
         while true {
@@ -34,7 +34,7 @@ extension Loop {
             if mayTake, limit == nil { limit = blocks.newestSequence }
             callingOutToBlock(block.body)
             // A block that made a mode common changes which of the next blocks run here.
-            let current = commonModesVersion.load(ordering: .acquiring)
+            let current = hints.commonModesVersion()
             if current != version {
                 version = current
                 modeIsCommon = state.withLock { $0.commonModes.contains(mode) }

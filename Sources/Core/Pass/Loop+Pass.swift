@@ -68,7 +68,7 @@ extension Loop {
     /// Whether `mode` has nothing to serve: no source, no timer, no block queued or taken by
     /// a drain this run is nested in. On the loop's thread, with the state lock held.
     func isEmpty(_ mode: Mode, _ state: borrowing LoopState) -> Bool {
-        guard state.isEmpty(mode) else { return false }
+        guard hasNothingQueued(in: mode, state) else { return false }
         guard !local.takenBlocks.isEmpty else { return true }
         let modeIsCommon = state.commonModes.contains(mode)
         return !local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon)

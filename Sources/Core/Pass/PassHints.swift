@@ -22,6 +22,14 @@ import Synchronization
 /// | ``hasHadObservers`` | the first observer added (just before the lock; see below) | every notification | — (stays set) |
 /// | ``timerBound`` | a timer queued: lowered to its instant | the timer step (R7) | a timer step: set from the queues |
 /// | ``stopsRequested`` | `stop()` marking a run stopped (a bump) | a run's entry, after its observers (R2) | — (compared with the count at the run's start) |
+/// | ``commonModes`` | `addCommonMode` (a bump) | a block drain, after each block (a block may make a mode common) | — (compared with the count the drain read) |
+///
+/// Two more shortcuts follow the same rule under a lock of their own, and live beside it:
+///
+/// | shortcut | written by (any thread, its lock) | read without that lock by | debug check |
+/// | --- | --- | --- | --- |
+/// | the block count (`BlockQueue.queuedCount`) | `perform` and the drain, under the block queue's lock, after changing the queue | a drain, to skip the lock when nothing is queued; the sleep decision looks again under the lock after publishing the sleep (C2) | its store is made in the lock's own scope (`BlockQueue.Queue.didChange`) |
+/// | the registered count (`Registrar.registeredCount`) | every release of the backend lock, from the table it guards | a poll, to skip the backend when nothing is watched (the loop's own thread, which is the only one that registers for a mode) | its store is made as the lock is released (`Registrar.withLock`) |
 ///
 /// (The timer bound runs the other way, low means work: "raising the hint" is lowering the
 /// bound.) Two exceptions, both harmless: ``hasHadObservers`` is set just before the state lock
@@ -56,6 +64,8 @@ struct PassHints: ~Copyable, Sendable {
     /// Bumped by every `stop()` that marks a run stopped: a run that finds it unchanged since
     /// it was recorded knows, without the lock, that nothing stopped it before its first pass.
     private let stopsRequested = Atomic<UInt64>(0)
+    /// Bumped whenever a mode is made common: a block drain re-reads the common modes then.
+    private let commonModes = Atomic<UInt64>(0)
 
     #if DEBUG
     /// The thread that made the first lock-free read: the loop's thread, which may not be the
@@ -212,6 +222,21 @@ struct PassHints: ~Copyable, Sendable {
     func stopRequests() -> UInt64 {
         assertLoopThread()
         return stopsRequested.load(ordering: .acquiring)
+    }
+
+    // MARK: - Common modes (M3)
+
+    /// A mode was made common. State lock held.
+    func noteCommonModesChanged() {
+        assertStateLocked()
+        commonModes.add(1, ordering: .releasing)
+    }
+
+    /// How many times a mode was made common: a drain that reads another count than it last
+    /// did re-reads the common modes (under the lock). Loop's thread, without the lock.
+    func commonModesVersion() -> UInt64 {
+        assertLoopThread()
+        return commonModes.load(ordering: .acquiring)
     }
 
     // MARK: - Checks (debug builds)

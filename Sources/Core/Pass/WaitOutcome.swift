@@ -10,9 +10,9 @@ enum WaitOutcome {
 extension WaitOutcome {
     /// Why a wait that slept ended, from what the pass found after it (see ``WakeupReason``);
     /// `nil` for a poll, which did not sleep.
-    func wakeupReason(firedTimers: Bool, handledSources: Bool, drainedMainQueue: Bool) -> WakeupReason? {
+    func wakeupReason(firedTimers: Bool, handledSources: Bool, drainedMainQueue: Bool) -> Loop.WakeupReason? {
         guard case let .slept(woken, reachedDeadline) = self else { return nil }
-        return WakeupReason(
+        return Loop.WakeupReason(
             firedTimers: firedTimers, handledSources: handledSources, drainedMainQueue: drainedMainQueue,
             woken: woken, reachedDeadline: reachedDeadline)
     }

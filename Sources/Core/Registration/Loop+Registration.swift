@@ -3,7 +3,36 @@ extension Loop {
     /// thread, waking the loop if it sleeps holding the backend ([D7]); then reports and
     /// invalidates what cannot be watched.
     func releaseRemovedDescriptors() {
-        invalidateUnwatchable(registrar.releaseRemoved(of: self))
+        invalidateUnwatchable(
+            registrar.releaseRemoved(waking: sleep) { registered in
+                guard let mode = registered.mode else { return nil }
+                return watchedDescriptorChanges(in: mode, mainQueue: registered.mainQueue, registered: registered)
+            })
+    }
+
+    /// Registers the descriptors of `mode`'s version-1 sources (and, on the main loop, the
+    /// dispatch main queue's) in the backend, when they changed since the last pass.
+    func syncDescriptors(for mode: Mode) {
+        let mainQueue = isMain && state.withLock { $0.watchesMainQueue(in: mode) } ? local.mainQueuePort : nil
+        invalidateUnwatchable(
+            registrar.sync(mode, mainQueue: mainQueue, mayHaveChanged: hints.mayDescriptorsHaveChanged()) {
+                watchedDescriptorChanges(in: mode, mainQueue: mainQueue, registered: $0)
+            })
+    }
+
+    /// What mode membership hands the registrar for `mode`: its descriptors (all of them, or
+    /// those changed since the registrar last took them when it has `mode` registered), or
+    /// `nil` when neither they nor the mode nor the main queue changed. Called by the registrar
+    /// with the backend lock held; takes the state lock (the documented order).
+    private func watchedDescriptorChanges(
+        in mode: Mode, mainQueue: Int32?, registered: Registrar.Registered
+    ) -> DescriptorTable.Changes? {
+        state.withLock { state in
+            guard hints.haveDescriptorsChanged() || registered.mode != mode || registered.mainQueue != mainQueue
+            else { return nil }
+            hints.noteDescriptorsSynced()
+            return state.modes.update(mode) { $0.watched.take(all: registered.mode != mode) } ?? .all([:])
+        }
     }
 
     /// Reports (through ``Loop/logger``) and invalidates sources that cannot be watched, and

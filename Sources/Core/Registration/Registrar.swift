@@ -7,11 +7,11 @@ import Synchronization
 ///
 /// The pass and the source API call it, and nothing else touches the backend's registrations:
 /// - the loop's thread brings the backend in line with the mode it runs before it waits
-///   (``sync(_:mainQueue:of:)``), waits with the backend under the lock
+///   (``sync(_:mainQueue:mayHaveChanged:changes:)``), waits with the backend under the lock
 ///   (``withBackend(_:)``), and finds the sources of the events the wait returned
 ///   (``collectReady(_:into:)``);
 /// - any thread that removes or invalidates a version-1 source takes the descriptors no
-///   source needs any more out of the backend (``releaseRemoved(of:)``);
+///   source needs any more out of the backend (``releaseRemoved(waking:changes:)``);
 /// - a ready source reporting an error is checked for a descriptor closed behind its back
 ///   (``closedBehindTheirBack(_:)``).
 ///
@@ -73,7 +73,7 @@ final class Registrar: @unchecked Sendable {
         }
     }
 
-    /// Whether a thread outside the loop waits for the lock (see ``releaseRemoved(of:)``): the
+    /// Whether a thread outside the loop waits for the lock (see ``releaseRemoved(waking:changes:)``): the
     /// loop must not go to sleep holding it.
     var hasWaiters: Bool { waiters.load(ordering: .sequentiallyConsistent) > 0 }
 
@@ -83,61 +83,72 @@ final class Registrar: @unchecked Sendable {
 
     // MARK: - Syncing
 
+    /// What the registrar has registered, which decides what it needs to know of a mode: every
+    /// descriptor of a mode it does not have registered, only the changed ones of the one it has.
+    struct Registered {
+        /// The mode whose descriptors the backend watches, if any.
+        let mode: Loop.Mode?
+        /// The dispatch main queue's descriptor, when the backend watches it.
+        let mainQueue: Int32?
+    }
+
     /// Registers the descriptors of `mode`'s version-1 sources (and `mainQueue`, the dispatch
     /// main queue's, when the main loop serves it in `mode`) in the backend, when they changed
     /// since the last call. On the loop's thread.
     ///
+    /// - Parameters:
+    ///   - mayHaveChanged: whether a source may have joined or left a mode since the last sync
+    ///     (``PassHints``): when not, and `mode` and `mainQueue` are those registered, nothing
+    ///     is done, without the lock.
+    ///   - changes: called with the lock held, given what is registered: the mode's descriptors
+    ///     as mode membership hands them (``WatchedDescriptors/take(all:)``), or `nil` when
+    ///     nothing changed.
     /// - Returns: what cannot be watched, for `Loop.invalidateUnwatchable(_:)` once no lock is
     ///   held.
-    func sync(_ mode: Loop.Mode, mainQueue: Int32?, of loop: Loop) -> [Unwatchable] {
+    func sync(
+        _ mode: Loop.Mode, mainQueue: Int32?, mayHaveChanged: Bool,
+        changes: (Registered) -> DescriptorTable.Changes?
+    ) -> [Unwatchable] {
         // Only this thread changes the registered mode and main queue; other threads only
         // flag changed sources: nothing changed costs no lock.
-        if !loop.hints.mayDescriptorsHaveChanged(), registered.mode == mode,
-            registered.mainQueue == mainQueue
-        {
+        if !mayHaveChanged, registered.mode == mode, registered.mainQueue == mainQueue {
             return []
         }
-        let unwatchable = withLock { syncLocked(mode, mainQueue: mainQueue, of: loop) }
+        let unwatchable = withLock { apply(changes, to: mode, mainQueue: mainQueue) }
         registered = (mode, mainQueue)
         return unwatchable
     }
 
     /// Takes the descriptors that no source of the registered mode needs any more out of the
-    /// backend now, from any thread (D7). A loop asleep holds the lock: it is woken, and does
-    /// not sleep again until this caller had its turn.
+    /// backend now, from any thread (D7). A loop asleep holds the lock: `gate` wakes it, and it
+    /// does not sleep again until this caller had its turn.
     ///
+    /// - Parameter changes: as for ``sync(_:mainQueue:mayHaveChanged:changes:)``, for the
+    ///   registered mode.
     /// - Returns: what cannot be watched (a source left on a descriptor closed behind its back),
     ///   for `Loop.invalidateUnwatchable(_:)` once no lock is held.
-    func releaseRemoved(of loop: Loop) -> [Unwatchable] {
+    func releaseRemoved(
+        waking gate: SleepGate, changes: (Registered) -> DescriptorTable.Changes?
+    ) -> [Unwatchable] {
         // [D7] Announced before the loop is looked at; the loop publishes `sleeping` before it
         // looks at `waiters` (see `Loop.decideSleep`): either it sees us, or we see it asleep.
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
-        loop.sleep.wake()
+        gate.wake()
         return withLock {
             guard let mode = table.mode else { return [] }
-            return syncLocked(mode, mainQueue: table.mainQueue?.descriptor, of: loop)
+            return apply(changes, to: mode, mainQueue: table.mainQueue?.descriptor)
         }
     }
 
-    /// Brings the backend in line with `mode`'s version-1 sources and `mainQueue`, if anything
-    /// changed. Lock held.
-    private func syncLocked(_ mode: Loop.Mode, mainQueue: Int32?, of loop: Loop) -> [Unwatchable] {
-        guard let backend else { return [] }
-        let changes: DescriptorTable.Changes? = loop.state.withLock { state in
-            guard
-                loop.hints.haveDescriptorsChanged() || table.mode != mode
-                    || table.mainQueue?.descriptor != mainQueue
-            else { return nil }
-            loop.hints.noteDescriptorsSynced()
-            let stays = table.mode == mode
-            return state.modes.update(mode) { modeState in
-                defer { modeState.changedDescriptors.removeAll(keepingCapacity: true) }
-                guard stays else { return .all(modeState.descriptorSources) }
-                return .some(modeState.changedDescriptors.map { ($0, modeState.descriptorSources[$0] ?? []) })
-            } ?? .all([:])
-        }
-        guard let changes else { return [] }
+    /// Brings the backend in line with `mode`'s version-1 sources and `mainQueue`, as `changes`
+    /// says they are, if anything changed. Lock held.
+    private func apply(
+        _ changes: (Registered) -> DescriptorTable.Changes?, to mode: Loop.Mode, mainQueue: Int32?
+    ) -> [Unwatchable] {
+        guard let backend,
+            let changes = changes(Registered(mode: table.mode, mainQueue: table.mainQueue?.descriptor))
+        else { return [] }
         return table.sync(changes, mode: mode, mainQueue: mainQueue, with: backend)
     }
 

@@ -127,7 +127,7 @@ extension Loop {
                 observers.formUnion(modeState.observers)
             }
             // Swap the old state out so that what it holds is released after unlocking.
-            var old = LoopState(blocks: blocks, sleep: sleep)
+            var old = LoopState()
             old.isTornDown = true
             swap(&state, &old)
             retired = old

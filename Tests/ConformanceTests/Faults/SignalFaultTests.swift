@@ -35,7 +35,7 @@ struct SignalFaultTests {
             let after = loop.statistics
             return (
                 result, ContinuousClock.now - start, after.passes - before.passes,
-                after.spuriousWakeups - before.spuriousWakeups,
+                after.wakeups[.spurious] - before.wakeups[.spurious],
                 storm.sent - sentBefore, due.value, firedAt.value
             )
         }

@@ -40,6 +40,6 @@ struct HotPathRaceTests {
         }
         #expect(report.registeredDescriptors == 0, "descriptors left registered", sourceLocation: sourceLocation)
         #expect(report.inKernel.isEmpty, "left registered in the kernel", sourceLocation: sourceLocation)
-        #expect(report.statistics.spuriousWakeups == 0, "spurious wakeups", sourceLocation: sourceLocation)
+        #expect(report.statistics.wakeups[.spurious] == 0, "spurious wakeups", sourceLocation: sourceLocation)
     }
 }

@@ -38,7 +38,7 @@ extension HotPathRaceTests {
             outcome.result == .stopped,
             "the run ended with \(outcome.result.map { "\($0)" } ?? "nothing"), not by the stop")
         expectClean(outcome.report)
-        #expect(outcome.report?.statistics.timeoutWakeups == 0)
+        #expect(outcome.report?.statistics.wakeups[.timeout] == 0)
     }
 }
 

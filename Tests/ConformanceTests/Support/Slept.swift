@@ -11,9 +11,9 @@ import RunLoopKit
 @discardableResult
 func repeatUntilSlept(_ loop: Loop, limit: Int = 20, _ attempt: () throws -> Void) rethrows -> Bool {
     for _ in 0..<limit {
-        let wakeups = loop.statistics.wakeups
+        let wakeups = loop.statistics.wakeups.total
         try attempt()
-        if loop.statistics.wakeups > wakeups { return true }
+        if loop.statistics.wakeups.total > wakeups { return true }
     }
     return false
 }

@@ -75,7 +75,7 @@ struct CoalescingScenario {
             let (stats1, fires1, t1) = (host.loop.statistics, counter.value, Time.now())
             host.stop()
             let elapsed = Double(t1 - t0) / 1e9
-            return (Double(stats1.wakeups - stats0.wakeups) / elapsed, Double(fires1 - fires0) / elapsed)
+            return (Double(stats1.wakeups.total - stats0.wakeups.total) / elapsed, Double(fires1 - fires0) / elapsed)
         case .coreFoundation:
             let counter = FireCounter()
             let wakes = Owned<CFWakeCounter?>(nil)

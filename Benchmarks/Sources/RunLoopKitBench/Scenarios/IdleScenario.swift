@@ -120,7 +120,7 @@ struct IdleScenario {
                     try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }, to: .default)
             }
             let thread = host.onLoop { Syscalls.threadID() }
-            let figures = window(thread: thread, nanoseconds: nanoseconds) { host.loop.statistics.wakeups }
+            let figures = window(thread: thread, nanoseconds: nanoseconds) { host.loop.statistics.wakeups.total }
             host.stop()
             return figures
         case .coreFoundation:

@@ -95,11 +95,11 @@ struct SleepCoalescingScenario {
         }
         Time.sleep(nanoseconds: 200_000_000)
         let (wakes0, switches0, sleeps0, t0) = (
-            host?.loop.statistics.wakeups, Self.voluntarySwitches(), sleeps.load(ordering: .relaxed), Time.now()
+            host?.loop.statistics.wakeups.total, Self.voluntarySwitches(), sleeps.load(ordering: .relaxed), Time.now()
         )
         Time.sleep(nanoseconds: UInt64(seconds * 1e9))
         let (wakes1, switches1, sleeps1, t1) = (
-            host?.loop.statistics.wakeups, Self.voluntarySwitches(), sleeps.load(ordering: .relaxed), Time.now()
+            host?.loop.statistics.wakeups.total, Self.voluntarySwitches(), sleeps.load(ordering: .relaxed), Time.now()
         )
         for task in tasks { task.cancel() }
         for _ in tasks { ended.wait() }

@@ -64,7 +64,7 @@ extension Loop {
 
             let port: Port<Message>
             let receiver: PortReceiver<Message>
-            var finished = false
+            var iteration = SequenceIteration()
 
             /// The next message, waiting on the loop if none is queued; `nil` at the end.
             ///
@@ -80,30 +80,12 @@ extension Loop {
             public mutating func next(
                 isolation actor: isolated (any Actor)?
             ) async throws(LoopSequenceError) -> Message? {
-                guard !finished else { return nil }
-                guard !Task.isCancelled else {
-                    finished = true
-                    return nil
-                }
-                switch port.takeOne() {
-                case let .message(message):
-                    return message
-                case .closed:
-                    finished = true
-                    return nil
-                case .empty:
-                    break
-                }
-                let outcome = await receiver.waiter.next(isolation: actor)
-                switch outcome {
-                case let .success(message?):
-                    return message
-                case .success(nil):
-                    finished = true
-                    return nil
-                case let .failure(error):
-                    finished = true
-                    throw error
+                try await iteration.next(from: receiver.waiter, isolation: actor) {
+                    switch port.takeOne() {
+                    case let .message(message): .element(message)
+                    case .closed: .end
+                    case .empty: .nothing
+                    }
                 }
             }
         }

@@ -6,7 +6,7 @@ extension Loop {
         guard mode != .common else { return }
         let (sources, timers, wake): ([Source], [Timer], Bool) = state.withLock { state in
             guard !state.isTornDown, state.commonModes.insert(mode).inserted else { return ([], [], false) }
-            commonModesVersion.add(1, ordering: .releasing)
+            hints.noteCommonModesChanged()
             if !state.modes.contains(mode) { state.modes[mode] = ModeState() }
             for observer in state.commonObservers.inOrder where observer.isValid {
                 _ = state.modes.update(mode) { $0.insertObserver(observer) }

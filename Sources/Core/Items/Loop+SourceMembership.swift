@@ -64,7 +64,7 @@ extension Loop {
                 // Still a member while in the common set, though in no mode: invalidate must
                 // find this loop to take it out of that set.
                 let stillMember = state.containsAnywhere(source) || state.commonSources.contains(source)
-                return (removed, stillMember, state.sleepingModeEmptied())
+                return (removed, stillMember, sleepingModeEmptied(state))
             }
             if !stillMember { loops[ObjectIdentifier(self)] = nil }
             source.queueCallouts(joined: false, loop: self, modes: removed)
@@ -109,7 +109,7 @@ extension Loop {
             var removed: [Mode] = []
             state.modes.updateEach { mode, modeState in if modeState.remove(source) { removed.append(mode) } }
             if !source.isVersion0, !removed.isEmpty { hints.noteDescriptorsChanged() }
-            return (removed, state.sleepingModeEmptied())
+            return (removed, sleepingModeEmptied(state))
         }
         if wake { sleep.wake() }
         return removed
@@ -124,10 +124,7 @@ extension ModeState {
             return versionZero.updateValue(source, forKey: id) == nil
         }
         guard versionOne.updateValue(source, forKey: id) == nil else { return false }
-        if let (fd, _) = source.watchedDescriptor {
-            descriptorSources[fd, default: []].append(source)
-            changedDescriptors.insert(fd)
-        }
+        if let (fd, _) = source.watchedDescriptor { watched.add(source, on: fd) }
         return true
     }
 
@@ -136,14 +133,7 @@ extension ModeState {
         let id = ObjectIdentifier(source)
         if source.isVersion0 { return versionZero.removeValue(forKey: id) != nil }
         guard versionOne.removeValue(forKey: id) != nil else { return false }
-        if let (fd, _) = source.watchedDescriptor {
-            let remaining = descriptorSources.update(fd) { sources in
-                sources.removeAll { $0 === source }
-                return sources.count
-            }
-            if remaining == 0 { descriptorSources[fd] = nil }
-            changedDescriptors.insert(fd)
-        }
+        if let (fd, _) = source.watchedDescriptor { watched.remove(source, from: fd) }
         return true
     }
 }

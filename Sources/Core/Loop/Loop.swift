@@ -36,8 +36,6 @@ public final class Loop: Sendable, CustomStringConvertible {
     let instruments = PassInstruments()
     /// Where the loop reads the time.
     let clock: LoopClock
-    /// Bumped whenever a mode is made common: a drain re-reads the common modes then.
-    let commonModesVersion = Atomic<UInt64>(0)
     /// What a pass reads without the lock to skip work there is none of; see ``PassHints``
     /// for who raises and lowers each, under which lock.
     let hints = PassHints()
@@ -72,7 +70,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.clock = clock
         let gate = SleepGate(waker: backend.waker)
         self.sleep = gate
-        var initial = LoopState(blocks: blocks, sleep: gate)
+        var initial = LoopState()
         initial.servesMainQueue = isMain
         self.state = Lock(initial, rank: .loopState)
         self.registrar = Registrar(backend: backend)

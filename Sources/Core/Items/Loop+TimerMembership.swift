@@ -69,7 +69,7 @@ extension Loop {
         let wake: Bool = state.withLock { state in
             if mode == .common { state.commonTimers.remove(timer) }
             for target in state.targets(of: mode) { state.modes[target]?.removeTimer(ObjectIdentifier(timer)) }
-            return state.sleepingModeEmptied()
+            return sleepingModeEmptied(state)
         }
         if wake { sleep.wake() }
     }
@@ -90,7 +90,7 @@ extension Loop {
         let wake: Bool = state.withLock { state in
             state.commonTimers.remove(timer)
             state.modes.updateEach { $0.removeTimer(ObjectIdentifier(timer), invalidated: true) }
-            return state.sleepingModeEmptied()
+            return sleepingModeEmptied(state)
         }
         if wake { sleep.wake() }
     }

@@ -81,7 +81,7 @@ extension Loop {
             public typealias Failure = LoopSequenceError
 
             let watcher: DescriptorWatcher
-            var finished = false
+            var iteration = SequenceIteration()
 
             /// Waits until the loop finds the descriptor ready and returns what it reported;
             /// `nil` once the task was cancelled.
@@ -99,21 +99,7 @@ extension Loop {
             public mutating func next(
                 isolation actor: isolated (any Actor)?
             ) async throws(LoopSequenceError) -> Readiness? {
-                guard !finished else { return nil }
-                guard !Task.isCancelled else {
-                    finished = true
-                    return nil
-                }
-                switch await watcher.waiter.next(isolation: actor) {
-                case let .success(readiness?):
-                    return readiness
-                case .success(nil):
-                    finished = true
-                    return nil
-                case let .failure(error):
-                    finished = true
-                    throw error
-                }
+                try await iteration.next(from: watcher.waiter, isolation: actor)
             }
         }
     }

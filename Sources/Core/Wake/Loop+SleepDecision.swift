@@ -1,0 +1,64 @@
+extension Loop {
+    /// Decides whether and until when `sleeper` sleeps in `mode` and, when it sleeps, publishes
+    /// it through ``SleepGate``: the one decision for the loop's own wait and a host's
+    /// (``Sleeper`` names where they differ, and why).
+    ///
+    /// [C2] Decided under the state lock, so work posted under that lock either is seen here or
+    /// finds the loop asleep and wakes it; blocks, posted under their own lock, and threads
+    /// waiting for the backend are looked for after the loop has published that it sleeps.
+    func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?, for sleeper: Sleeper) -> SleepPlan {
+        let now = self.now
+        return state.withLock { state in
+            // [R6, W3] This wait consumes every wakeUp posted before it.
+            let woken = hints.consumeWake()
+            // [W4] Sources added since the sync must be registered before sleeping: poll, and the
+            // next pass syncs them. [W1] A stop of the run this wait is for is pending work.
+            if woken || hints.haveDescriptorsChanged() || state.hasPendingWork(in: mode)
+                || (!sleeper.sleepsInEmptyMode && isEmpty(mode, state))
+            {
+                return .poll
+            }
+            var plan = SleepPlan(deadline: runDeadline, sleeps: true, slack: nil)
+            if let timer = state.modes.update(mode, { $0.timerDeadline() }) ?? nil {
+                // The queue's deadline is already the latest instant that serves its timers
+                // (their instants plus tolerance).
+                let (wakeAt, slack) =
+                    sleeper.narrowsTimerSlack
+                    ? local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance) : (timer.instant, nil)
+                if runDeadline.map({ wakeAt <= $0 }) ?? true {
+                    plan.deadline = wakeAt
+                    plan.slack = slack
+                    plan.tolerance = timer.tolerance
+                }
+            }
+            if let deadline = plan.deadline, deadline <= now {
+                return SleepPlan(deadline: deadline, sleeps: false, slack: nil)
+            }
+            // A block an enclosing drain took runs here now if the mode was made common since
+            // this pass drained: that drain is over, and `addCommonMode` saw the loop awake.
+            if !local.takenBlocks.isEmpty {
+                let modeIsCommon = state.commonModes.contains(mode)
+                if local.takenBlocks.contains(runningIn: mode, modeIsCommon: modeIsCommon) {
+                    return .poll
+                }
+            }
+            let commonModes = state.commonModes
+            let sleeps = sleep.beginSleep {
+                (sleeper.yieldsToBackendLockWaiters && registrar.hasWaiters)
+                    || blocks.hasBlockForSleep(runningIn: mode, commonModes: commonModes)
+            }
+            guard sleeps else { return .poll }
+            // What a timer added during the sleep is compared with: the latest the wait can
+            // end, slack included, so that a timer due before then wakes the loop.
+            state.sleepDeadline = plan.deadline.map { deadline in
+                sleeper.narrowsTimerSlack
+                    ? local.timerSlack.latestEnd(ofWaitUntil: deadline, slack: plan.slack) : deadline
+            }
+            // Blocks taken by an enclosing drain are this thread's: what `addCommonMode` must
+            // know of them is published with the sleep (they cannot change while it lasts).
+            state.sleepHoldsBlocksForCommonModes =
+                local.takenBlocks.contains(runningIn: mode, modeIsCommon: true)
+            return plan
+        }
+    }
+}
