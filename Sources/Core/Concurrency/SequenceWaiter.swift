@@ -66,7 +66,7 @@ final class SequenceWaiter<Element: Sendable>: Sendable {
         loop.add(source, to: mode)
         // A torn-down loop refuses the source, and one torn down from now on takes it out
         // again and says so through `sourceLeft`: either way the consumer hears of it.
-        if loop.wasTornDown {
+        if loop.hasEnded {
             fail(.loopEnded)
         } else if !source.isValid {
             fail(.sourceInvalidated)
@@ -119,7 +119,7 @@ final class SequenceWaiter<Element: Sendable>: Sendable {
     /// source invalidated, the waiting consumer fails; otherwise the source left because a
     /// wait ended, and nothing is to be done.
     func sourceLeft(_ loop: Loop) {
-        if loop.wasTornDown {
+        if loop.hasEnded {
             fail(.loopEnded)
         } else if let source = state.withLock({ $0.source }), !source.isValid {
             fail(.sourceInvalidated)
@@ -133,9 +133,4 @@ final class SequenceWaiter<Element: Sendable>: Sendable {
         }
         continuation?.resume(returning: .failure(error))
     }
-}
-
-extension Loop {
-    /// Whether the loop's thread ended and the loop was torn down.
-    fileprivate var wasTornDown: Bool { state.withLock { $0.isTornDown } }
 }

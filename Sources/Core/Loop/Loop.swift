@@ -1,4 +1,5 @@
 import DequeModule
+import Glibc
 import Synchronization
 
 /// A CFRunLoop-style run loop: one per thread, sleeping in its backend until there is work.
@@ -139,4 +140,18 @@ public final class Loop: Sendable, CustomStringConvertible {
 
     /// The common modes (initially just ``Mode/default``). Safe to call from any thread.
     public var commonModes: Set<Mode> { state.withLock { $0.commonModes } }
+}
+
+extension Loop {
+    /// The loop's thread, for messages: `thread "worker" (tid 4242)`; the main loop not yet
+    /// bound is `the main thread (tid PID)`, any other loop always is bound.
+    var ownerThreadDescription: String {
+        if let owner = ownerThread.recorded { return owner.description }
+        return isMain ? "the main thread (tid \(getpid()))" : "its thread (not yet known)"
+    }
+}
+
+extension Loop {
+    /// Whether the loop's thread ended and the loop was torn down. Any thread.
+    var hasEnded: Bool { state.withLock { $0.isTornDown } }
 }

@@ -163,11 +163,3 @@ final class PassInstruments: @unchecked Sendable {
         #endif
     }
 }
-
-extension Loop {
-    /// Says the loop is now in `phase`, in its own code (``PassInstruments/enter(_:)``).
-    @inline(__always)
-    func publish(_ phase: PassPhase) {
-        instruments.enter(phase)
-    }
-}

@@ -61,3 +61,33 @@ extension Loop {
         }
     }
 }
+
+extension Loop {
+    /// Says the loop is now in `phase`, in its own code (``PassInstruments/enter(_:)``).
+    @inline(__always)
+    func publish(_ phase: PassPhase) {
+        instruments.enter(phase)
+    }
+}
+
+extension Loop {
+    /// Where in a pass the loop is, as the low byte of ``LoopProgress/word``.
+    static func place(_ phase: PassPhase?, _ callout: CalloutKind? = nil) -> UInt8 {
+        (phase?.rawValue ?? 0) | (callout.map { $0.rawValue << LoopProgress.phaseBits } ?? 0)
+    }
+
+    /// Whether every ``PassPhase`` and every ``CalloutKind`` fits its field of
+    /// ``LoopProgress/word`` (checked as each loop is made, and by a test).
+    package static var progressFieldsFit: Bool {
+        progressField(PassPhase.self, fitsIn: LoopProgress.phaseBits)
+            && progressField(CalloutKind.self, fitsIn: LoopProgress.calloutBits)
+    }
+
+    /// Whether each case of `Field` has a raw value other than 0 (which says "none") that fits
+    /// in `bits` bits.
+    package static func progressField<Field: CaseIterable & RawRepresentable>(
+        _: Field.Type, fitsIn bits: Int
+    ) -> Bool where Field.RawValue == UInt8 {
+        Field.allCases.allSatisfy { $0.rawValue != 0 && Int($0.rawValue) < 1 << bits }
+    }
+}

@@ -35,12 +35,3 @@ final class OwnerThread: Sendable {
     /// The owner, or `nil` before the loop was bound to its thread.
     var recorded: ThreadIdentity? { identity.withLock { $0 } }
 }
-
-extension Loop {
-    /// The loop's thread, for messages: `thread "worker" (tid 4242)`; the main loop not yet
-    /// bound is `the main thread (tid PID)`, any other loop always is bound.
-    var ownerThreadDescription: String {
-        if let owner = ownerThread.recorded { return owner.description }
-        return isMain ? "the main thread (tid \(getpid()))" : "its thread (not yet known)"
-    }
-}
