@@ -3,6 +3,7 @@
 # that `scripts/test STEP` runs that step alone; scripts/test runs each step in a subshell of its
 # own, from the repository root, with -euo pipefail.
 
+# shellcheck disable=SC2034 # the step files that source this use it
 traits=Epoll,URing,Libevent,GLib
 # Every backend of the build must start here: one that cannot (a sandbox that refuses
 # io_uring_setup, say) fails the run, naming why, instead of skipping its tests. A caller may
