@@ -2,12 +2,14 @@
 # shellcheck source=scripts/test-steps/common.sh
 . scripts/test-steps/common.sh
 
-# Each backend alone, so that a build without a backend's trait stays free of it. The three share
-# one build folder: what RunLoopKit depends on (swift-nio's NIOCore, swift-collections, swift-log,
-# …) is built once instead of three times, and only RunLoopKit's own targets, whose flags change
-# with the traits, are built again. So that no module of another backend is there to be found (an
-# import a trait does not guard would compile against it), the backends' modules and objects are
-# deleted before each build: each is as free of the others as in a folder of its own.
+# Each backend alone, so that a build without a backend's trait stays free of it (every backend
+# target is built in each, empty without its trait: its sources are inside #if TRAIT). The three
+# share one build folder: what RunLoopKit depends on (swift-nio's NIOCore, swift-collections,
+# swift-system, …) is built once instead of three times; RunLoopKit's own targets, whose flags
+# change with the traits, are built again each time. The traits only take away dependencies on
+# the backends (RunLoopKit imports one only with its trait), so before each build the backends'
+# modules and objects are deleted: one the previous build made with its trait on cannot be found
+# before this build has made it again, as in a folder of its own.
 scratch=.build-only
 for trait in URing Libevent GLib; do
     echo "== Build with only the $trait backend"
