@@ -1,0 +1,20 @@
+# shellcheck shell=bash
+# shellcheck source=scripts/test-steps/common.sh
+. scripts/test-steps/common.sh
+
+# Each backend alone, so that a build without a backend's trait stays free of it (every backend
+# target is built in each, empty without its trait: its sources are inside #if TRAIT). The three
+# share one build folder: what RunLoopKit depends on (swift-nio's NIOCore, swift-collections,
+# swift-system, …) is built once instead of three times; RunLoopKit's own targets, whose flags
+# change with the traits, are built again each time. The traits only take away dependencies on
+# the backends (RunLoopKit imports one only with its trait), so before each build the backends'
+# modules and objects are deleted: one the previous build made with its trait on cannot be found
+# before this build has made it again, as in a folder of its own.
+scratch=.build-only
+for trait in URing Libevent GLib; do
+    echo "== Build with only the $trait backend"
+    for backend in RunLoopEpoll RunLoopURing RunLoopLibevent RunLoopGLib; do
+        rm -rf "$scratch/debug/$backend.build" "$scratch/debug/Modules/$backend".*
+    done
+    build --scratch-path "$scratch" --disable-default-traits --traits "$trait"
+done
