@@ -80,25 +80,28 @@ let package = Package(
             ],
             path: "Sources/Core"
         ),
+        // The backends: internal targets, each module named after its folder
+        // (`Sources/BackendGLib` is `RunLoopBackendGLib`), so that none reads like a product
+        // (the GLib backend's module is not to be mistaken for the `RunLoopKitGLib` adapter).
         .target(
-            name: "RunLoopEpoll",
+            name: "RunLoopBackendEpoll",
             dependencies: ["RunLoopCore", "CEpoll"],
             path: "Sources/BackendEpoll"
         ),
         .target(
-            name: "RunLoopURing",
+            name: "RunLoopBackendURing",
             dependencies: [
                 "RunLoopCore", "CLibURing", .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/BackendURing"
         ),
         .target(
-            name: "RunLoopLibevent",
+            name: "RunLoopBackendLibevent",
             dependencies: ["RunLoopCore", "CLibevent"],
             path: "Sources/BackendLibevent"
         ),
         .target(
-            name: "RunLoopGLib",
+            name: "RunLoopBackendGLib",
             dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport"],
             path: "Sources/BackendGLib"
         ),
@@ -106,10 +109,10 @@ let package = Package(
             name: "RunLoopKit",
             dependencies: [
                 "RunLoopCore",
-                .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
-                .target(name: "RunLoopURing", condition: .when(traits: ["URing"])),
-                .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
-                .target(name: "RunLoopGLib", condition: .when(traits: ["GLib"])),
+                .target(name: "RunLoopBackendEpoll", condition: .when(traits: ["Epoll"])),
+                .target(name: "RunLoopBackendURing", condition: .when(traits: ["URing"])),
+                .target(name: "RunLoopBackendLibevent", condition: .when(traits: ["Libevent"])),
+                .target(name: "RunLoopBackendGLib", condition: .when(traits: ["GLib"])),
             ],
             path: "Sources/RunLoopKit"
         ),
