@@ -132,7 +132,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
 
     /// The source that serves the loop in GLib iterations other than this backend's waits (a
     /// nested `GMainLoop` run from a callout): attached at the loop's creation, destroyed at its
-    /// end (see `NestedIterationSource`). On the loop's thread, except its attach.
+    /// end (see `NestedIterationGSource`). On the loop's thread, except its attach.
     var nestedSource: UnsafeMutablePointer<GSource>?
     /// True while a wait prepares, polls and checks the context itself: the nested-iteration
     /// source is inert then (the wait polls Core's descriptors and timeout on its own).
@@ -330,7 +330,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
         g_main_context_release(context)
         // A GLib loop nested in a callback that quit between the source's prepare and its
         // dispatch: the loop must not stay published asleep for a host that no longer looks.
-        if let nestedSource { NestedIterationSource.state(of: nestedSource).endPreparedWait() }
+        if let nestedSource { NestedIterationGSource.state(of: nestedSource).endPreparedWait() }
         return true
     }
 
@@ -338,10 +338,10 @@ public final class GLibBackend: Backend, OwnSourcePhase {
 
     /// Attaches the source that serves `loop`'s work whenever GLib iterates the context on the
     /// loop's thread during a run, outside this backend's waits (a modal `GMainLoop` run from a
-    /// callout; contract rule G5): see `NestedIterationSource`.
+    /// callout; contract rule G5): see `NestedIterationGSource`.
     public func loopDidCreate(_ loop: Loop) {
         guard nestedSource == nil else { return }
-        nestedSource = NestedIterationSource.attach(for: loop, backend: self, to: context)
+        nestedSource = NestedIterationGSource.attach(for: loop, backend: self, to: context)
     }
 
     /// Takes Core's descriptors for the nested-iteration source (`Loop.prepareForHost`, with

@@ -52,8 +52,8 @@ extension Loop {
         let registry = GLibAttachmentRegistry.of(self)
         guard !registry.isAttached else { throw .alreadyAttached }
 
-        let state = LoopSourceState(loop: self, mode: mode, registry: registry)
-        let source = LoopSource.make(with: state)
+        let state = AttachmentState(loop: self, mode: mode, registry: registry)
+        let source = AttachmentGSource.make(with: state)
         g_source_set_name(source, "RunLoopKit \(self)")
         g_source_set_priority(source, priority.rawValue)
         state.descriptorTag = g_source_add_unix_fd(source, descriptor, G_IO_IN)

@@ -111,7 +111,7 @@ final class NestedDeadlineTimer {
 /// `Loop.prepareForHost(in:)` (the loop publishes that it sleeps, so other threads' posts wake
 /// GLib's poll through the backend's waker), GLib polls Core's descriptors and a timerfd armed
 /// at the loop's deadline, and dispatch is `Loop.dispatchForHost()`, one pass that never sleeps.
-enum NestedIterationSource {
+enum NestedIterationGSource {
     private static let stateOffset: Int = {
         let alignment = MemoryLayout<UnsafeMutableRawPointer>.alignment
         return (MemoryLayout<GSource>.size + alignment - 1) / alignment * alignment
@@ -121,8 +121,9 @@ enum NestedIterationSource {
         let functions = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
         functions.initialize(
             to: GSourceFuncs(
-                prepare: prepareNestedSource, check: checkNestedSource, dispatch: dispatchNestedSource,
-                finalize: finalizeNestedSource, closure_callback: nil, closure_marshal: nil))
+                prepare: prepareNestedIterationGSource, check: checkNestedIterationGSource,
+                dispatch: dispatchNestedIterationGSource,
+                finalize: finalizeNestedIterationGSource, closure_callback: nil, closure_marshal: nil))
         return functions
     }()
 
@@ -156,13 +157,13 @@ enum NestedIterationSource {
 
 /// Prepare: inert in the backend's own wait, on another thread, and outside runs; otherwise the
 /// loop prepares for a host's wait in the mode of the run that GLib's iteration interrupted.
-private func prepareNestedSource(
+private func prepareNestedIterationGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
 )
     -> gboolean
 {
     timeout?.pointee = -1
-    let state = NestedIterationSource.state(of: source!)
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, loop.isOnOwnThread else { return 0 }
     guard let backend = state.backend, !backend.isInOwnWait, let mode = loop.currentMode else {
         if state.goInert(source!), let backend = state.backend { backend.nestedSourceChangedPolls = true }
@@ -192,8 +193,8 @@ private func prepareNestedSource(
 /// Check: ready when a wake of the backend's waker is pending (work posted from another thread),
 /// one of Core's descriptors is ready, or the deadline passed; otherwise the prepared wait ends
 /// here, so that the loop never stays published asleep once GLib's poll is over.
-private func checkNestedSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
-    let state = NestedIterationSource.state(of: source!)
+private func checkNestedIterationGSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, loop.isOnOwnThread else { return 0 }
     if let timer = state.timer, let tag = state.timerTag,
         g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0
@@ -211,10 +212,10 @@ private func checkNestedSource(_ source: UnsafeMutablePointer<GSource>?) -> gboo
 
 /// Dispatch: one pass of the loop in the prepared mode that never sleeps, its wait over Core's
 /// descriptors alone (GLib's sources are the iterating loop's to dispatch).
-private func dispatchNestedSource(
+private func dispatchNestedIterationGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ callback: GSourceFunc?, _ userData: gpointer?
 ) -> gboolean {
-    let state = NestedIterationSource.state(of: source!)
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, let backend = state.backend, loop.isOnOwnThread else { return 1 }
     guard state.preparedMode != nil || loop.currentMode.map({ loop.prepareForHost(in: $0) }) != nil else { return 1 }
     state.preparedMode = nil
@@ -227,7 +228,7 @@ private func dispatchNestedSource(
     return 1 // G_SOURCE_CONTINUE
 }
 
-private func finalizeNestedSource(_ source: UnsafeMutablePointer<GSource>?) {
-    NestedIterationSource.releaseState(of: source!)
+private func finalizeNestedIterationGSource(_ source: UnsafeMutablePointer<GSource>?) {
+    NestedIterationGSource.releaseState(of: source!)
 }
 #endif

@@ -8,7 +8,7 @@ import RunLoopKit
 /// Touched only on the loop's thread (GLib calls prepare, check and dispatch on the thread
 /// that iterates the context, which must be the loop's), except by finalize, which only
 /// releases it.
-final class LoopSourceState {
+final class AttachmentState {
     let loop: Loop
     let mode: Loop.Mode
     /// Kept alive by the source: the loop holds it weakly, and must find it when it ends.
@@ -80,8 +80,10 @@ final class DeadlineTimer {
     }
 }
 
-/// The GSource that drives a loop: its functions and its extra field.
-enum LoopSource {
+/// The GLib source (`GSource`) that drives an attached loop inside GLib's main loop: its
+/// functions and its extra field. Not a `Loop.Source`: the loop's own sources are served by the
+/// loop's passes, which this GSource's dispatch runs.
+enum AttachmentGSource {
     /// Where the state pointer lives in the GSource's allocation: after GLib's fields, aligned.
     private static let stateOffset: Int = {
         let alignment = MemoryLayout<UnsafeMutableRawPointer>.alignment
@@ -94,13 +96,13 @@ enum LoopSource {
         let functions = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
         functions.initialize(
             to: GSourceFuncs(
-                prepare: prepareLoopSource, check: checkLoopSource, dispatch: dispatchLoopSource,
-                finalize: finalizeLoopSource, closure_callback: nil, closure_marshal: nil))
+                prepare: prepareAttachmentGSource, check: checkAttachmentGSource, dispatch: dispatchAttachmentGSource,
+                finalize: finalizeAttachmentGSource, closure_callback: nil, closure_marshal: nil))
         return functions
     }()
 
     /// A new, unattached source (one reference, the caller's) that owns `state`.
-    static func make(with state: LoopSourceState) -> UnsafeMutablePointer<GSource> {
+    static func make(with state: AttachmentState) -> UnsafeMutablePointer<GSource> {
         let size = stateOffset + MemoryLayout<UnsafeMutableRawPointer>.size
         let source = g_source_new(functions, guint(size))!
         stateSlot(of: source).initialize(to: Unmanaged.passRetained(state).toOpaque())
@@ -108,13 +110,13 @@ enum LoopSource {
     }
 
     /// The state of `source`, a source this type made.
-    static func state(of source: UnsafeMutablePointer<GSource>) -> LoopSourceState {
-        Unmanaged<LoopSourceState>.fromOpaque(stateSlot(of: source).pointee).takeUnretainedValue()
+    static func state(of source: UnsafeMutablePointer<GSource>) -> AttachmentState {
+        Unmanaged<AttachmentState>.fromOpaque(stateSlot(of: source).pointee).takeUnretainedValue()
     }
 
     /// Releases the state (finalize: GLib frees the source right after).
     fileprivate static func releaseState(of source: UnsafeMutablePointer<GSource>) {
-        Unmanaged<LoopSourceState>.fromOpaque(stateSlot(of: source).pointee).release()
+        Unmanaged<AttachmentState>.fromOpaque(stateSlot(of: source).pointee).release()
     }
 
     private static func stateSlot(
@@ -131,12 +133,12 @@ enum LoopSource {
 /// the loop's next deadline to the nanosecond, with no timeout of the source's own (without a
 /// timerfd: at most `timeout` milliseconds, rounded up from the loop's next timer, so that the
 /// host never dispatches early).
-private func prepareLoopSource(
+private func prepareAttachmentGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
 )
     -> gboolean
 {
-    let state = LoopSource.state(of: source!)
+    let state = AttachmentGSource.state(of: source!)
     trap(
         unless: state.loop.isOnOwnThread,
         "RunLoopKitGLib: a GMainContext that \(state.loop) is attached to is iterated on a thread that is not the loop's own; iterate it on the loop's thread"
@@ -161,8 +163,8 @@ private func prepareLoopSource(
 
 /// GLib's check, after its poll: dispatch when the loop's descriptor is readable (work posted,
 /// a descriptor source ready) or the wait's deadline (the next timer) has passed.
-private func checkLoopSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
-    let state = LoopSource.state(of: source!)
+private func checkAttachmentGSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
+    let state = AttachmentGSource.state(of: source!)
     // An expired timerfd polls readable until read, prepared or not.
     if let timer = state.timer, g_source_query_unix_fd(source, state.timerTag).rawValue & G_IO_IN.rawValue != 0 {
         timer.consumeExpiry()
@@ -177,10 +179,10 @@ private func checkLoopSource(_ source: UnsafeMutablePointer<GSource>?) -> gboole
 /// GLib's dispatch: one pass of the loop that never sleeps (Loop.dispatchForHost). GLib blocks
 /// the source while it dispatches, so a GLib loop nested in one of the loop's callbacks does
 /// not drive the loop (the source does not set G_SOURCE_CAN_RECURSE).
-private func dispatchLoopSource(
+private func dispatchAttachmentGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ callback: GSourceFunc?, _ userData: gpointer?
 ) -> gboolean {
-    let state = LoopSource.state(of: source!)
+    let state = AttachmentGSource.state(of: source!)
     // GLib dispatches a source it flagged ready in this iteration's prepare or check; should it
     // ever dispatch one it did not prepare, the loop gets its prepare first.
     if !state.isPrepared { _ = state.loop.prepareForHost(in: state.mode) }
@@ -192,6 +194,6 @@ private func dispatchLoopSource(
 
 /// GLib's finalize, when the last reference to the source goes (after detach or the loop's
 /// end), on whichever thread dropped it: releases the state.
-private func finalizeLoopSource(_ source: UnsafeMutablePointer<GSource>?) {
-    LoopSource.releaseState(of: source!)
+private func finalizeAttachmentGSource(_ source: UnsafeMutablePointer<GSource>?) {
+    AttachmentGSource.releaseState(of: source!)
 }
