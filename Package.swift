@@ -102,8 +102,18 @@ let package = Package(
         ),
         .target(
             name: "RunLoopBackendGLib",
-            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport"],
+            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport", "RunLoopGSourceSupport"],
             path: "Sources/BackendGLib"
+        ),
+        // What the GLib backend and the RunLoopKitGLib adapter share: a GSource that owns a Swift
+        // object, and a timerfd that ends GLib's poll at a deadline to the nanosecond. A target
+        // of its own, over the GLib shim alone: the adapter is built without the GLib trait (it
+        // serves epoll and io_uring loops), the backend only with it, and neither depends on the
+        // other.
+        .target(
+            name: "RunLoopGSourceSupport",
+            dependencies: ["CGLib"],
+            path: "Sources/GSourceSupport"
         ),
         .target(
             name: "RunLoopKit",
@@ -142,7 +152,7 @@ let package = Package(
         ),
         .target(
             name: "RunLoopKitGLib",
-            dependencies: ["RunLoopKit", "CGLib"],
+            dependencies: ["RunLoopKit", "CGLib", "RunLoopGSourceSupport"],
             path: "Sources/Adapters/GLib"
         ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does; the

@@ -3,6 +3,7 @@ internal import CGLib
 internal import CRunLoopSupport
 import Glibc
 import RunLoopCore
+internal import RunLoopGSourceSupport
 import Synchronization
 
 /// The GLib backend: a loop that serves RunLoopKit's descriptors, timers and wakes **and** every
@@ -196,7 +197,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     }
 
     deinit {
-        if let nestedSource { destroyNestedSource(nestedSource) }
+        if let nestedSource { ObjectGSource.destroy(nestedSource) }
         watchedDescriptors.set([])
         g_main_context_unref(context)
     }
@@ -303,7 +304,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     public func loopWillEnd() {
         if let source = nestedSource {
             nestedSource = nil
-            destroyNestedSource(source)
+            ObjectGSource.destroy(source)
         }
         guard isThreadDefault else { return }
         isThreadDefault = false
@@ -364,11 +365,6 @@ public final class GLibBackend: Backend, OwnSourcePhase {
         foreignDispatchBase = runAcquisitions.count
         defer { foreignDispatchBase = previous }
         body()
-    }
-
-    private func destroyNestedSource(_ source: UnsafeMutablePointer<GSource>) {
-        g_source_destroy(source)
-        g_source_unref(source)
     }
 }
 

@@ -1,3 +1,4 @@
+internal import RunLoopGSourceSupport
 import RunLoopKit
 
 /// A loop attached to a GLib `GMainContext` (``RunLoopCore/Loop/attach(to:mode:priority:)``):
@@ -52,6 +53,6 @@ public final class GLibAttachment: Sendable {
             state.isPrepared = false
             loop.cancelHostWait()
         }
-        destroy(source)
+        ObjectGSource.destroy(source)
     }
 }
