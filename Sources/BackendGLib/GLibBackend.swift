@@ -166,17 +166,16 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     /// Runs `make` (which creates a `GMainContext`) once a descriptor is known to be free.
     ///
     /// GLib gives up on the whole process (`g_error`, an abort) when it cannot open the
-    /// descriptor of a new context's wake-up; so one is opened here first and closed just
-    /// before: running out of descriptors becomes an error the caller can handle. (Another
-    /// thread opening one in between can still take it; the window is as small as it can be
-    /// made from outside GLib.)
+    /// descriptor of a new context's wake-up; so one of the same kind (an eventfd, GLib's
+    /// `GWakeup` on Linux) is opened here first and closed just before: running out of
+    /// descriptors becomes an error the caller can handle. (Another thread opening one in between
+    /// can still take it; the window is as small as it can be made from outside GLib.)
     static func makingContext(_ make: () -> OpaquePointer?) throws -> OpaquePointer {
-        do {
-            let reserved = try EventCounter()
-            reserved.close()
-        } catch {
-            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: error.errno)))
+        let reserved = eventfd(0, Int32(EFD_CLOEXEC))
+        guard reserved >= 0 else {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: currentErrno())))
         }
+        close(reserved)
         guard let context = make() else {
             throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: ENOMEM)))
         }
