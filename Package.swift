@@ -80,36 +80,49 @@ let package = Package(
             ],
             path: "Sources/Core"
         ),
+        // The backends: internal targets, each module named after its folder
+        // (`Sources/BackendGLib` is `RunLoopBackendGLib`), so that none reads like a product
+        // (the GLib backend's module is not to be mistaken for the `RunLoopKitGLib` adapter).
         .target(
-            name: "RunLoopEpoll",
+            name: "RunLoopBackendEpoll",
             dependencies: ["RunLoopCore", "CEpoll"],
             path: "Sources/BackendEpoll"
         ),
         .target(
-            name: "RunLoopURing",
+            name: "RunLoopBackendURing",
             dependencies: [
                 "RunLoopCore", "CLibURing", .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/BackendURing"
         ),
         .target(
-            name: "RunLoopLibevent",
+            name: "RunLoopBackendLibevent",
             dependencies: ["RunLoopCore", "CLibevent"],
             path: "Sources/BackendLibevent"
         ),
         .target(
-            name: "RunLoopGLib",
-            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport"],
+            name: "RunLoopBackendGLib",
+            dependencies: ["RunLoopCore", "CGLib", "CRunLoopSupport", "RunLoopGSourceSupport"],
             path: "Sources/BackendGLib"
+        ),
+        // What the GLib backend and the RunLoopKitGLib adapter share: a GSource that owns a Swift
+        // object, and a timerfd that ends GLib's poll at a deadline to the nanosecond. A target
+        // of its own, over the GLib shim alone: the adapter is built without the GLib trait (it
+        // serves epoll and io_uring loops), the backend only with it, and neither depends on the
+        // other.
+        .target(
+            name: "RunLoopGSourceSupport",
+            dependencies: ["CGLib"],
+            path: "Sources/GSourceSupport"
         ),
         .target(
             name: "RunLoopKit",
             dependencies: [
                 "RunLoopCore",
-                .target(name: "RunLoopEpoll", condition: .when(traits: ["Epoll"])),
-                .target(name: "RunLoopURing", condition: .when(traits: ["URing"])),
-                .target(name: "RunLoopLibevent", condition: .when(traits: ["Libevent"])),
-                .target(name: "RunLoopGLib", condition: .when(traits: ["GLib"])),
+                .target(name: "RunLoopBackendEpoll", condition: .when(traits: ["Epoll"])),
+                .target(name: "RunLoopBackendURing", condition: .when(traits: ["URing"])),
+                .target(name: "RunLoopBackendLibevent", condition: .when(traits: ["Libevent"])),
+                .target(name: "RunLoopBackendGLib", condition: .when(traits: ["GLib"])),
             ],
             path: "Sources/RunLoopKit"
         ),
@@ -139,7 +152,7 @@ let package = Package(
         ),
         .target(
             name: "RunLoopKitGLib",
-            dependencies: ["RunLoopKit", "CGLib"],
+            dependencies: ["RunLoopKit", "CGLib", "RunLoopGSourceSupport"],
             path: "Sources/Adapters/GLib"
         ),
         // Test-only C helpers (a seccomp filter that fails one system call, as a sandbox does; the

@@ -3,6 +3,7 @@ internal import CGLib
 internal import CRunLoopSupport
 import Glibc
 import RunLoopCore
+internal import RunLoopGSourceSupport
 import Synchronization
 
 /// The GLib backend: a loop that serves RunLoopKit's descriptors, timers and wakes **and** every
@@ -132,7 +133,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
 
     /// The source that serves the loop in GLib iterations other than this backend's waits (a
     /// nested `GMainLoop` run from a callout): attached at the loop's creation, destroyed at its
-    /// end (see `NestedIterationSource`). On the loop's thread, except its attach.
+    /// end (see `NestedIterationGSource`). On the loop's thread, except its attach.
     var nestedSource: UnsafeMutablePointer<GSource>?
     /// True while a wait prepares, polls and checks the context itself: the nested-iteration
     /// source is inert then (the wait polls Core's descriptors and timeout on its own).
@@ -165,17 +166,16 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     /// Runs `make` (which creates a `GMainContext`) once a descriptor is known to be free.
     ///
     /// GLib gives up on the whole process (`g_error`, an abort) when it cannot open the
-    /// descriptor of a new context's wake-up; so one is opened here first and closed just
-    /// before: running out of descriptors becomes an error the caller can handle. (Another
-    /// thread opening one in between can still take it; the window is as small as it can be
-    /// made from outside GLib.)
+    /// descriptor of a new context's wake-up; so one of the same kind (an eventfd, GLib's
+    /// `GWakeup` on Linux) is opened here first and closed just before: running out of
+    /// descriptors becomes an error the caller can handle. (Another thread opening one in between
+    /// can still take it; the window is as small as it can be made from outside GLib.)
     static func makingContext(_ make: () -> OpaquePointer?) throws -> OpaquePointer {
-        do {
-            let reserved = try EventCounter()
-            reserved.close()
-        } catch {
-            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: error.errno)))
+        let reserved = eventfd(0, Int32(EFD_CLOEXEC))
+        guard reserved >= 0 else {
+            throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: currentErrno())))
         }
+        close(reserved)
         guard let context = make() else {
             throw BackendError.unavailable(.glib, .other(SystemError("g_main_context_new", errno: ENOMEM)))
         }
@@ -196,7 +196,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     }
 
     deinit {
-        if let nestedSource { destroyNestedSource(nestedSource) }
+        if let nestedSource { ObjectGSource.destroy(nestedSource) }
         watchedDescriptors.set([])
         g_main_context_unref(context)
     }
@@ -303,7 +303,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     public func loopWillEnd() {
         if let source = nestedSource {
             nestedSource = nil
-            destroyNestedSource(source)
+            ObjectGSource.destroy(source)
         }
         guard isThreadDefault else { return }
         isThreadDefault = false
@@ -330,7 +330,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
         g_main_context_release(context)
         // A GLib loop nested in a callback that quit between the source's prepare and its
         // dispatch: the loop must not stay published asleep for a host that no longer looks.
-        if let nestedSource { NestedIterationSource.state(of: nestedSource).endPreparedWait() }
+        if let nestedSource { NestedIterationGSource.state(of: nestedSource).endPreparedWait() }
         return true
     }
 
@@ -338,10 +338,10 @@ public final class GLibBackend: Backend, OwnSourcePhase {
 
     /// Attaches the source that serves `loop`'s work whenever GLib iterates the context on the
     /// loop's thread during a run, outside this backend's waits (a modal `GMainLoop` run from a
-    /// callout; contract rule G5): see `NestedIterationSource`.
+    /// callout; contract rule G5): see `NestedIterationGSource`.
     public func loopDidCreate(_ loop: Loop) {
         guard nestedSource == nil else { return }
-        nestedSource = NestedIterationSource.attach(for: loop, backend: self, to: context)
+        nestedSource = NestedIterationGSource.attach(for: loop, backend: self, to: context)
     }
 
     /// Takes Core's descriptors for the nested-iteration source (`Loop.prepareForHost`, with
@@ -364,11 +364,6 @@ public final class GLibBackend: Backend, OwnSourcePhase {
         foreignDispatchBase = runAcquisitions.count
         defer { foreignDispatchBase = previous }
         body()
-    }
-
-    private func destroyNestedSource(_ source: UnsafeMutablePointer<GSource>) {
-        g_source_destroy(source)
-        g_source_unref(source)
     }
 }
 

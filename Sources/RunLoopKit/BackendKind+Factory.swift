@@ -1,16 +1,16 @@
 import RunLoopCore
 
 #if Epoll
-import RunLoopEpoll
+import RunLoopBackendEpoll
 #endif
 #if URing
-import RunLoopURing
+import RunLoopBackendURing
 #endif
 #if Libevent
-import RunLoopLibevent
+import RunLoopBackendLibevent
 #endif
 #if GLib
-import RunLoopGLib
+import RunLoopBackendGLib
 #endif
 
 extension BackendKind {

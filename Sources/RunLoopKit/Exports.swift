@@ -2,14 +2,14 @@
 @_exported import RunLoopCore
 
 #if Epoll
-@_exported import RunLoopEpoll
+@_exported import RunLoopBackendEpoll
 #endif
 #if URing
-@_exported import RunLoopURing
+@_exported import RunLoopBackendURing
 #endif
 #if Libevent
-@_exported import RunLoopLibevent
+@_exported import RunLoopBackendLibevent
 #endif
 #if GLib
-@_exported import RunLoopGLib
+@_exported import RunLoopBackendGLib
 #endif

@@ -1,7 +1,7 @@
 #if Libevent
 import Glibc
 import RunLoopKit
-import RunLoopLibevent
+import RunLoopBackendLibevent
 import Synchronization
 import TestSupport
 import Testing

@@ -13,7 +13,7 @@
 scratch=.build-only
 for trait in URing Libevent GLib; do
     echo "== Build with only the $trait backend"
-    for backend in RunLoopEpoll RunLoopURing RunLoopLibevent RunLoopGLib; do
+    for backend in RunLoopBackendEpoll RunLoopBackendURing RunLoopBackendLibevent RunLoopBackendGLib; do
         rm -rf "$scratch/debug/$backend.build" "$scratch/debug/Modules/$backend".*
     done
     build --scratch-path "$scratch" --disable-default-traits --traits "$trait"

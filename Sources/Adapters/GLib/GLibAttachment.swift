@@ -1,3 +1,4 @@
+internal import RunLoopGSourceSupport
 import RunLoopKit
 
 /// A loop attached to a GLib `GMainContext` (``RunLoopCore/Loop/attach(to:mode:priority:)``):
@@ -47,11 +48,11 @@ public final class GLibAttachment: Sendable {
             "GLibAttachment.detach() called on a thread that is not \(loop)'s own; detach on the thread that iterates the context"
         )
         guard let source = registry.take(generation: generation) else { return }
-        let state = LoopSource.state(of: source)
+        let state = AttachmentGSource.state(of: source)
         if state.isPrepared {
             state.isPrepared = false
             loop.cancelHostWait()
         }
-        destroy(source)
+        ObjectGSource.destroy(source)
     }
 }

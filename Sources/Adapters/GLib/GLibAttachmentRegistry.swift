@@ -1,4 +1,5 @@
 internal import CGLib
+internal import RunLoopGSourceSupport
 import RunLoopKit
 
 /// The GLib source attached for one loop, if any: one per loop (the loop keeps it as an
@@ -58,13 +59,6 @@ final class GLibAttachmentRegistry: LoopAttachment {
     /// closed, so that its context neither polls a number that may be reused nor spins.
     func loopDidEnd() {
         guard let source = take(generation: nil) else { return }
-        destroy(source)
+        ObjectGSource.destroy(source)
     }
-}
-
-/// Removes `source` from its context and drops the caller's reference (GLib finalizes it once
-/// the context is done with it, at once outside a dispatch of it).
-func destroy(_ source: UnsafeMutablePointer<GSource>) {
-    g_source_destroy(source)
-    g_source_unref(source)
 }

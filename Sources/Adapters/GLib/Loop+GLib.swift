@@ -1,4 +1,5 @@
 internal import CGLib
+internal import RunLoopGSourceSupport
 import RunLoopKit
 
 extension Loop {
@@ -52,12 +53,12 @@ extension Loop {
         let registry = GLibAttachmentRegistry.of(self)
         guard !registry.isAttached else { throw .alreadyAttached }
 
-        let state = LoopSourceState(loop: self, mode: mode, registry: registry)
-        let source = LoopSource.make(with: state)
+        let state = AttachmentState(loop: self, mode: mode, registry: registry)
+        let source = AttachmentGSource.make(with: state)
         g_source_set_name(source, "RunLoopKit \(self)")
         g_source_set_priority(source, priority.rawValue)
         state.descriptorTag = g_source_add_unix_fd(source, descriptor, G_IO_IN)
-        if let timer = state.timer { state.timerTag = g_source_add_unix_fd(source, timer.descriptor, G_IO_IN) }
+        state.timer?.poll(in: source)
         g_source_attach(source, context.pointer)
         let generation = registry.record(source)
         return GLibAttachment(loop: self, context: context, mode: mode, registry: registry, generation: generation)

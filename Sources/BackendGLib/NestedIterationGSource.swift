@@ -2,11 +2,11 @@
 internal import CGLib
 import Glibc
 import RunLoopCore
+internal import RunLoopGSourceSupport
 
 /// What the GLib source that serves a loop in GLib iterations other than its own wait keeps (a
-/// nested `GMainLoop` run from a callout, `g_main_context_iteration` called by a callback):
-/// GLib allocates the `GSource` with room for a pointer to it; the source's finalize releases
-/// it.
+/// nested `GMainLoop` run from a callout, `g_main_context_iteration` called by a callback): the
+/// object its `ObjectGSource` owns; the source's finalize releases it.
 ///
 /// Touched on the loop's thread only: its callbacks do nothing elsewhere.
 final class NestedIterationState {
@@ -16,9 +16,7 @@ final class NestedIterationState {
     weak var backend: GLibBackend?
     /// Ends GLib's poll at the loop's next deadline, to the nanosecond; nil when the process
     /// could not make one (GLib's millisecond timeout then stands in).
-    let timer: NestedDeadlineTimer?
-    /// g_source_add_unix_fd's tag for the timerfd.
-    var timerTag: gpointer?
+    let timer: DeadlineTimer?
     /// The tags of Core's descriptors, added while the source serves a foreign iteration.
     var descriptorTags: [gpointer] = []
     /// The generation of the backend's snapshot of Core's descriptors the tags are for.
@@ -31,7 +29,7 @@ final class NestedIterationState {
     init(loop: Loop, backend: GLibBackend) {
         self.loop = loop
         self.backend = backend
-        timer = NestedDeadlineTimer()
+        timer = DeadlineTimer()
     }
 
     /// Out of foreign iterations: no descriptor of Core's polled by GLib (its own wait polls
@@ -68,42 +66,6 @@ final class NestedIterationState {
     }
 }
 
-/// A timerfd armed at a deadline, relative to the moment it is armed (never early on
-/// ContinuousClock); re-armed only when the deadline changes; closed when released.
-final class NestedDeadlineTimer {
-    let descriptor: Int32
-    private var armed: ContinuousClock.Instant?
-
-    init?() {
-        descriptor = rlk_timerfd_create()
-        guard descriptor >= 0 else { return nil }
-    }
-
-    deinit { close(descriptor) }
-
-    func arm(at deadline: ContinuousClock.Instant?) {
-        guard deadline != armed else { return }
-        armed = deadline
-        guard let deadline else {
-            _ = rlk_timerfd_arm(descriptor, 0, 0)
-            return
-        }
-        let remaining = max(deadline - .now, .nanoseconds(1))
-        let (seconds, attoseconds) = remaining.components
-        var nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)
-        var wholeSeconds = seconds
-        if nanoseconds >= 1_000_000_000 {
-            (wholeSeconds, nanoseconds) = (wholeSeconds + 1, nanoseconds - 1_000_000_000)
-        }
-        _ = rlk_timerfd_arm(descriptor, wholeSeconds, Int(nanoseconds))
-    }
-
-    func consumeExpiry() {
-        var expirations: UInt64 = 0
-        if read(descriptor, &expirations, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size { armed = nil }
-    }
-}
-
 /// The GSource a GLib backend attaches to its context for its loop (at the loop's creation):
 /// inert in the backend's own waits, it serves the loop's work in the mode of the run it
 /// interrupts whenever GLib iterates the context otherwise on the loop's thread during a run —
@@ -111,28 +73,15 @@ final class NestedDeadlineTimer {
 /// `Loop.prepareForHost(in:)` (the loop publishes that it sleeps, so other threads' posts wake
 /// GLib's poll through the backend's waker), GLib polls Core's descriptors and a timerfd armed
 /// at the loop's deadline, and dispatch is `Loop.dispatchForHost()`, one pass that never sleeps.
-enum NestedIterationSource {
-    private static let stateOffset: Int = {
-        let alignment = MemoryLayout<UnsafeMutableRawPointer>.alignment
-        return (MemoryLayout<GSource>.size + alignment - 1) / alignment * alignment
-    }()
-
-    nonisolated(unsafe) private static let functions: UnsafeMutablePointer<GSourceFuncs> = {
-        let functions = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
-        functions.initialize(
-            to: GSourceFuncs(
-                prepare: prepareNestedSource, check: checkNestedSource, dispatch: dispatchNestedSource,
-                finalize: finalizeNestedSource, closure_callback: nil, closure_marshal: nil))
-        return functions
-    }()
+enum NestedIterationGSource {
+    nonisolated(unsafe) private static let functions = ObjectGSource.functions(
+        prepare: prepareNestedIterationGSource, check: checkNestedIterationGSource,
+        dispatch: dispatchNestedIterationGSource)
 
     /// A new source attached to `context` (the caller holds one reference) for `loop`.
     static func attach(for loop: Loop, backend: GLibBackend, to context: OpaquePointer) -> UnsafeMutablePointer<GSource>
     {
-        let size = stateOffset + MemoryLayout<UnsafeMutableRawPointer>.size
-        let source = g_source_new(functions, guint(size))!
-        let state = NestedIterationState(loop: loop, backend: backend)
-        stateSlot(of: source).initialize(to: Unmanaged.passRetained(state).toOpaque())
+        let source = ObjectGSource.make(with: functions, owning: NestedIterationState(loop: loop, backend: backend))
         g_source_set_name(source, "RunLoopKit nested iterations")
         g_source_set_priority(source, 0) // G_PRIORITY_DEFAULT
         g_source_attach(source, context)
@@ -140,29 +89,19 @@ enum NestedIterationSource {
     }
 
     static func state(of source: UnsafeMutablePointer<GSource>) -> NestedIterationState {
-        Unmanaged<NestedIterationState>.fromOpaque(stateSlot(of: source).pointee).takeUnretainedValue()
-    }
-
-    fileprivate static func releaseState(of source: UnsafeMutablePointer<GSource>) {
-        Unmanaged<NestedIterationState>.fromOpaque(stateSlot(of: source).pointee).release()
-    }
-
-    private static func stateSlot(
-        of source: UnsafeMutablePointer<GSource>
-    ) -> UnsafeMutablePointer<UnsafeMutableRawPointer> {
-        (UnsafeMutableRawPointer(source) + stateOffset).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+        ObjectGSource.object(of: source)
     }
 }
 
 /// Prepare: inert in the backend's own wait, on another thread, and outside runs; otherwise the
 /// loop prepares for a host's wait in the mode of the run that GLib's iteration interrupted.
-private func prepareNestedSource(
+private func prepareNestedIterationGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ timeout: UnsafeMutablePointer<gint>?
 )
     -> gboolean
 {
     timeout?.pointee = -1
-    let state = NestedIterationSource.state(of: source!)
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, loop.isOnOwnThread else { return 0 }
     guard let backend = state.backend, !backend.isInOwnWait, let mode = loop.currentMode else {
         if state.goInert(source!), let backend = state.backend { backend.nestedSourceChangedPolls = true }
@@ -174,9 +113,7 @@ private func prepareNestedSource(
     state.syncDescriptors(source!, with: backend)
     // Added the first time it serves (adding a descriptor to an attached source writes GLib's
     // wake-up: attached with it, the source would wake the loop's first wait for nothing).
-    if state.timerTag == nil, let timer = state.timer {
-        state.timerTag = g_source_add_unix_fd(source, timer.descriptor, G_IO_IN)
-    }
+    if let timer = state.timer, timer.tag == nil { timer.poll(in: source!) }
     if wait.isReady || wait.deadline.map({ $0 <= .now }) == true {
         timeout?.pointee = 0
         return 1
@@ -192,14 +129,10 @@ private func prepareNestedSource(
 /// Check: ready when a wake of the backend's waker is pending (work posted from another thread),
 /// one of Core's descriptors is ready, or the deadline passed; otherwise the prepared wait ends
 /// here, so that the loop never stays published asleep once GLib's poll is over.
-private func checkNestedSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
-    let state = NestedIterationSource.state(of: source!)
+private func checkNestedIterationGSource(_ source: UnsafeMutablePointer<GSource>?) -> gboolean {
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, loop.isOnOwnThread else { return 0 }
-    if let timer = state.timer, let tag = state.timerTag,
-        g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0
-    {
-        timer.consumeExpiry()
-    }
+    state.timer?.consumeExpiry(in: source!)
     guard state.preparedMode != nil, let backend = state.backend else { return 0 }
     var ready = backend.glibWaker.isPending || state.deadline.map { ContinuousClock.now >= $0 } == true
     for tag in state.descriptorTags where !ready {
@@ -211,10 +144,10 @@ private func checkNestedSource(_ source: UnsafeMutablePointer<GSource>?) -> gboo
 
 /// Dispatch: one pass of the loop in the prepared mode that never sleeps, its wait over Core's
 /// descriptors alone (GLib's sources are the iterating loop's to dispatch).
-private func dispatchNestedSource(
+private func dispatchNestedIterationGSource(
     _ source: UnsafeMutablePointer<GSource>?, _ callback: GSourceFunc?, _ userData: gpointer?
 ) -> gboolean {
-    let state = NestedIterationSource.state(of: source!)
+    let state = NestedIterationGSource.state(of: source!)
     guard let loop = state.loop, let backend = state.backend, loop.isOnOwnThread else { return 1 }
     guard state.preparedMode != nil || loop.currentMode.map({ loop.prepareForHost(in: $0) }) != nil else { return 1 }
     state.preparedMode = nil
@@ -225,9 +158,5 @@ private func dispatchNestedSource(
     // was meant for the loop's run: the interrupted one, which it now stops.
     if result == .stopped { loop.stop() }
     return 1 // G_SOURCE_CONTINUE
-}
-
-private func finalizeNestedSource(_ source: UnsafeMutablePointer<GSource>?) {
-    NestedIterationSource.releaseState(of: source!)
 }
 #endif
