@@ -85,7 +85,7 @@ public final class GLibBackend: Backend, OwnSourcePhase {
     }
 
     /// GLib's sources are served as a phase of the pass: Core makes every wait reach the
-    /// backend, and calls the backend's ``OwnSourcePhase`` members (``dispatchOwnSources()``
+    /// backend, and calls the backend's `OwnSourcePhase` members (``dispatchOwnSources()``
     /// and the moments of the loop's life).
     public var ownSources: OwnSourceServing { .passPhase(self) }
 

@@ -27,7 +27,7 @@ extension Loop {
         /// A run is ending: its ``Activity/exit`` observers.
         case exit
         /// Running the callbacks of the backend's own sources (GLib's, on the GLib backend;
-        /// see ``Backend/dispatchOwnSources()``).
+        /// see ``OwnSourcePhase/dispatchOwnSources()``).
         case backendSources
 
         /// The phase in words, as reports and the debug description print it.
