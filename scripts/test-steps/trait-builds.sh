@@ -11,10 +11,24 @@
 # modules and objects are deleted: one the previous build made with its trait on cannot be found
 # before this build has made it again, as in a folder of its own.
 scratch=.build-only
+# The backends are the targets RunLoopKit depends on under a trait, read from the manifest so
+# that a renamed target cannot leave a stale name here (whose deletion would then do nothing);
+# after each build every one of them must be where it is deleted from.
+mapfile -t backends < <(sed -nE 's/.*\.target\(name: "(RunLoop[A-Za-z]+)", condition: \.when\(traits: .*/\1/p' Package.swift)
+if [ ${#backends[@]} -eq 0 ]; then
+    echo "test: found no target that RunLoopKit depends on under a trait in Package.swift" >&2
+    exit 1
+fi
 for trait in URing Libevent GLib; do
     echo "== Build with only the $trait backend"
-    for backend in RunLoopBackendEpoll RunLoopBackendURing RunLoopBackendLibevent RunLoopBackendGLib; do
+    for backend in "${backends[@]}"; do
         rm -rf "$scratch/debug/$backend.build" "$scratch/debug/Modules/$backend".*
     done
     build --scratch-path "$scratch" --disable-default-traits --traits "$trait"
+    for backend in "${backends[@]}"; do
+        if [ ! -e "$scratch/debug/Modules/$backend.swiftmodule" ]; then
+            echo "test: the build made no $scratch/debug/Modules/$backend.swiftmodule (the folder's layout changed?)" >&2
+            exit 1
+        fi
+    done
 done
