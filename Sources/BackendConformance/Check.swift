@@ -64,9 +64,15 @@ extension BackendConformance {
         ///   - deadline: how long to wait for an event that must come before failing; a
         ///     check still running after four times this has hung, and fails (its thread is
         ///     left behind, blocked in the backend).
+        ///   - stressScale: the fraction of its full size a stress check makes (the wake race's
+        ///     3,000 pokes), never below a tenth: a run under a sanitizer, many times slower,
+        ///     passes 0.1 so that it ends well within the check's limit.
         /// - Throws: ``Failure`` naming this check, what was expected and what happened.
-        public func run(_ factory: BackendFactory, deadline: Duration = BackendConformance.defaultDeadline) throws {
-            let context = Context(factory: factory, deadline: deadline)
+        public func run(
+            _ factory: BackendFactory, deadline: Duration = BackendConformance.defaultDeadline,
+            stressScale: Double = 1
+        ) throws {
+            let context = Context(factory: factory, deadline: deadline, stressScale: max(0.1, min(1, stressScale)))
             do {
                 try onOwnThread(limit: deadline * 4) { try body(context) }
             } catch let mismatch as Mismatch {
@@ -83,5 +89,7 @@ extension BackendConformance {
     struct Context: Sendable {
         let factory: BackendFactory
         let deadline: Duration
+        /// The fraction of its full size a stress check makes (0.1 to 1).
+        var stressScale: Double = 1
     }
 }

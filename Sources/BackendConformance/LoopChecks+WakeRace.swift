@@ -2,7 +2,7 @@ import RunLoopCore
 import Synchronization
 
 extension BackendConformance {
-    /// How many pokes the wake race makes.
+    /// How many pokes the wake race makes at full size.
     static let wakeRaceRounds = 3_000
     /// Every this many rounds, from the first, the poke is made once the loop is in a wait that
     /// may sleep: an odd number, so that those pokes are signals and blocks in turn.
@@ -38,6 +38,7 @@ extension BackendConformance {
         // is waiting): what tells a run that slept through a poke from one that was simply long.
         let origin = ContinuousClock.now
         let pokedAt = Atomic<Int64>(0)
+        let rounds = Int((Double(wakeRaceRounds) * context.stressScale).rounded())
         @Sendable func sinceOrigin() -> Int64 {
             let (seconds, attoseconds) = (ContinuousClock.now - origin).components
             return seconds * 1_000_000_000 + attoseconds / 1_000_000_000 + 1
@@ -47,7 +48,7 @@ extension BackendConformance {
             // sleeps is not this check's failure, and waiting for it again would outlast the
             // check's limit.
             var watchesSleeps = true
-            for round in 0..<wakeRaceRounds {
+            for round in 0..<rounds {
                 var whileAsleep = false
                 if watchesSleeps, round % wakeRaceSleepingEvery == 0 {
                     whileAsleep = backend.waitUntilSleeping(for: context.deadline)
@@ -60,7 +61,7 @@ extension BackendConformance {
                     lost.withLock {
                         $0 =
                             $0
-                            ?? "round \(round) of \(wakeRaceRounds) (\(round.isMultiple(of: 2) ? "signal" : "perform")"
+                            ?? "round \(round) of \(rounds) (\(round.isMultiple(of: 2) ? "signal" : "perform")"
                             + "\(whileAsleep ? ", made while the loop slept" : "")) was not handled within \(context.deadline)"
                     }
                     break
@@ -90,7 +91,7 @@ extension BackendConformance {
         let joined = poster.join(within: context.deadline * 2)
         let failure = lost.withLock { $0 }
         try expect(
-            failure == nil && joined, "every one of \(wakeRaceRounds) cross-thread pokes to wake the loop",
+            failure == nil && joined, "every one of \(rounds) cross-thread pokes to wake the loop",
             observed: failure ?? "the poster did not finish")
     }
 }

@@ -16,7 +16,7 @@ struct BackendContractTests {
         // A check about what the backend does not offer (a host descriptor on libevent) is
         // reported skipped, with the backend's reason; the kit has checked that reason.
         if let reason = try check.skipReason(for: kind.factory) { try Test.cancel(Comment(rawValue: reason)) }
-        try await onDedicatedThread { try check.run(kind.factory) }
+        try await onDedicatedThread { try check.run(kind.factory, stressScale: stressScale) }
     }
 
     @Test(

@@ -11,7 +11,7 @@ import Testing
 struct ThirdPartyBackendTests {
     @Test("passes the conformance kit's check", arguments: BackendConformance.checks, backends)
     func conforms(_ check: BackendConformance.Check, _ inner: BackendKind) async throws {
-        try await onDedicatedThread { try check.run(ForwardingBackend.factory(over: inner)) }
+        try await onDedicatedThread { try check.run(ForwardingBackend.factory(over: inner), stressScale: stressScale) }
     }
 
     @Test("runs a loop made with Loop.current(creatingWith:), which reports its kind", arguments: backends)
