@@ -14,10 +14,7 @@ private final class Captured: Sendable {}
 extension SchedulingTests {
     @Test("cancel releases the task's closure while its Scheduled handle lives", arguments: adapterBackends)
     func cancelReleasesClosure(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let captured = WeakRef<Captured>()
             let scheduled: Scheduled<Void> = {
                 let object = Captured()
@@ -36,10 +33,7 @@ extension SchedulingTests {
         "cancelling the task that was next to run releases its closure; the others still run in order",
         arguments: adapterBackends)
     func cancelNextReleasesClosure(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let captured = WeakRef<Captured>()
             // Far enough that a thread descheduled before the cancel does not let the task run.
             let base = NIODeadline.now() + .seconds(2)
@@ -61,9 +55,7 @@ extension SchedulingTests {
 
     @Test("a task that ran releases its closure while its Scheduled handle lives", arguments: adapterBackends)
     func ranReleasesClosure(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { (worker, _) throws in
             let captured = WeakRef<Captured>()
             let scheduled: Scheduled<Int> = {
                 let object = Captured()
@@ -81,10 +73,7 @@ extension SchedulingTests {
 
     @Test("1,000 tasks scheduled for one deadline run in the order they were scheduled", arguments: adapterBackends)
     func equalDeadlinesInOrder(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let order = Lock<[Int]>([])
             let deadline = NIODeadline.now() + .milliseconds(100)
             let tasks = (0..<1_000).map { index in
@@ -113,19 +102,19 @@ extension SchedulingTests {
         "tasks at one past deadline run in scheduling order; a past deadline means now (T1)", arguments: adapterBackends
     )
     func equalPastDeadlinesInOrder(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let order = Lock<[Int]>([])
-            try onOwnLoop(backend) { loop in
-                let eventLoop = loop.eventLoop
-                let past = NIODeadline.now() - .milliseconds(5)
-                // Every past deadline is the instant it was scheduled at: one scheduled first at
-                // a later past deadline still runs first (NIO's loops would run it last).
-                eventLoop.scheduleTask(deadline: past + .milliseconds(1)) { order.withLock { $0.append(-1) } }
-                for index in 0..<100 {
-                    eventLoop.scheduleTask(deadline: past) { order.withLock { $0.append(index) } }
-                }
-                _ = loop.run(timeout: generousDeadline)
+        let order = Lock<[Int]>([])
+        try await onLoopThread(backend) { loop in
+            let eventLoop = loop.eventLoop
+            let past = NIODeadline.now() - .milliseconds(5)
+            // Every past deadline is the instant it was scheduled at: one scheduled first at
+            // a later past deadline still runs first (NIO's loops would run it last).
+            eventLoop.scheduleTask(deadline: past + .milliseconds(1)) { order.withLock { $0.append(-1) } }
+            for index in 0..<100 {
+                eventLoop.scheduleTask(deadline: past) { order.withLock { $0.append(index) } }
             }
+            _ = loop.run(timeout: generousDeadline)
+        }
+        try await offThePool {
             #expect(order.withLock { $0 } == [-1] + Array(0..<100))
         }
     }

@@ -85,7 +85,7 @@ struct LoopThreadServiceTests {
     func runEndsWithThread(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "stopped", backend: backend)
         let running = Task { await service.run() }
-        try spawnThread { service.thread.stop() }
+        _ = try TestThread { service.thread.stop() }
         #expect(await value(of: running) != nil)
         // And at once when called on an ended thread.
         #expect(await value(of: Task { await service.run() }) != nil)

@@ -30,8 +30,8 @@ struct BackendAvailabilityTests {
     }
 
     @Test("every backend RUNLOOPKIT_REQUIRED_BACKENDS names is in this build and starts")
-    func requiredBackendsStart() async {
-        await offThePool {
+    func requiredBackendsStart() async throws {
+        try await offThePool {
             for failure in requiredBackendFailures() { Issue.record(Comment(rawValue: failure)) }
         }
     }

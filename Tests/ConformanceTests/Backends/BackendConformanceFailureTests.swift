@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import RunLoopKitBackendConformance
+import TestSupport
 import Testing
 
 /// The conformance kit fails a backend that breaks the contract, and says how: each test
@@ -70,7 +71,7 @@ struct BackendConformanceFailureTests {
         of name: String, _ factory: BackendFactory, deadline: Duration = .milliseconds(200)
     ) async throws -> BackendConformance.Failure {
         let check = try #require(BackendConformance.checks.first { $0.name == name })
-        return try await onDedicatedThread {
+        return try await offThePool {
             do {
                 try check.run(factory, deadline: deadline)
             } catch let failure as BackendConformance.Failure {

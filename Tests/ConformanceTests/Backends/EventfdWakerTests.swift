@@ -15,7 +15,7 @@ struct EventfdWakerTests {
             let finished = Latch()
             // One thread wakes without pause; every consume below is a chance for a wake to land
             // between the consume's two steps.
-            try spawnThread {
+            _ = try TestThread {
                 while !done.load(ordering: .acquiring) { waker.wake() }
                 finished.open()
             }

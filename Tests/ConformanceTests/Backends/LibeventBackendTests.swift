@@ -15,7 +15,7 @@ import Testing
 struct LibeventBackendTests {
     @Test("200 µs waits are never early, nor rounded up to whole milliseconds (precise timer)")
     func preciseTimer() async throws {
-        let lateness = try await onThread {
+        let lateness = try await offThePool {
             let backend = try LibeventBackend()
             var events: [ReadyEvent] = []
             var lateness: [Duration] = []
@@ -36,7 +36,7 @@ struct LibeventBackendTests {
 
     @Test("a pipe left unread is reported by two consecutive waits (level-triggered)")
     func levelTriggered() async throws {
-        try await onThread {
+        try await offThePool {
             let backend = try LibeventBackend()
             let pipe = try Pipe()
             defer { pipe.close() }
@@ -59,11 +59,11 @@ struct LibeventBackendTests {
 
     @Test("a wake posted before a wait makes that wait return at once, and only that wait")
     func wakeBeforeWaitIsNotLost() async throws {
-        try await onThread {
+        try await offThePool {
             let backend = try LibeventBackend()
             let waker = backend.waker
             let woken = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 waker.wake()
                 waker.wake() // Coalesced with the first.
                 woken.open()
@@ -126,7 +126,7 @@ struct LibeventBackendTests {
         let before = openDescriptors()
         for _ in 0..<1_000 {
             let ran = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 do {
                     let loop = try Loop.current(backend: .libevent)
                     let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
@@ -157,23 +157,6 @@ struct LibeventBackendTests {
             after.count < before.count + tolerance,
             "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
     }
-}
-
-/// Runs `body` on a new thread (off Swift's cooperative pool, which tests share) and returns
-/// its result; fails the test if it takes longer than ``generousDeadline``.
-private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let outcome = Lock<Result<T, any Error>?>(nil)
-    let done = Latch()
-    try spawnThread {
-        let result = Result { try body() }
-        outcome.withLock { $0 = result }
-        done.open()
-    }
-    guard done.wait() else {
-        Issue.record("the test thread did not finish within \(generousDeadline)")
-        throw TestTimeout()
-    }
-    return try outcome.withLock { $0! }.get()
 }
 
 /// The process's open descriptors, as "number → target" lines from /proc/self/fd.

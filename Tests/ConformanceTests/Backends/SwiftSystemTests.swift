@@ -18,8 +18,7 @@ struct SwiftSystemTests {
         }
         // FileDescriptor is not Sendable: the closures keep its number and rebuild it.
         let (reading, writing) = (readEnd.rawValue, writeEnd.rawValue)
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let source = try Loop.Source(fileDescriptor: FileDescriptor(rawValue: reading)) { readiness in
                 var buffer = [UInt8](repeating: 0, count: 8)
                 let count = try? buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: reading).read(into: $0) }
@@ -88,8 +87,8 @@ struct SwiftSystemTests {
     }
 
     @Test("SystemError: the Errno and the C errno initialisers agree; the description names both")
-    func systemErrorValues() async {
-        await offThePool {
+    func systemErrorValues() async throws {
+        try await offThePool {
             #expect(SystemError("read", errno: EAGAIN) == SystemError("read", errno: .resourceTemporarilyUnavailable))
             #expect(SystemError("read", errno: EAGAIN).errno == .wouldBlock)
             #expect(

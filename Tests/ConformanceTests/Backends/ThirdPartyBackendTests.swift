@@ -11,13 +11,13 @@ import Testing
 struct ThirdPartyBackendTests {
     @Test("passes the conformance kit's check", arguments: BackendConformance.checks, backends)
     func conforms(_ check: BackendConformance.Check, _ inner: BackendKind) async throws {
-        try await onDedicatedThread { try check.run(ForwardingBackend.factory(over: inner)) }
+        try await offThePool { try check.run(ForwardingBackend.factory(over: inner)) }
     }
 
     @Test("runs a loop made with Loop.current(creatingWith:), which reports its kind", arguments: backends)
     func loopOnIt(_ inner: BackendKind) async throws {
         let factory = ForwardingBackend.factory(over: inner)
-        let (kind, description, result, waits) = try await onThreadWithoutLoop {
+        let (kind, description, result, waits) = try await offThePool {
             let loop = try Loop.current(creatingWith: factory)
             let timer = try Loop.Timer(after: .milliseconds(1)) { _ in }
             loop.add(timer, to: .default)
@@ -48,13 +48,13 @@ struct ThirdPartyBackendTests {
     @Test("a thread with a third-party loop refuses a built-in kind, and the other way round", arguments: backends)
     func kindMismatch(_ inner: BackendKind) async throws {
         let factory = ForwardingBackend.factory(over: inner)
-        try await onThreadWithoutLoop {
+        try await offThePool {
             _ = try Loop.current(creatingWith: factory)
             #expect(throws: BackendError.kindMismatch(existing: ForwardingBackend.kind, requested: inner)) {
                 try Loop.current(backend: inner)
             }
         }
-        try await onThreadWithoutLoop {
+        try await offThePool {
             _ = try Loop.current(backend: inner)
             #expect(throws: BackendError.kindMismatch(existing: inner, requested: ForwardingBackend.kind)) {
                 try Loop.current(creatingWith: factory)
@@ -70,7 +70,7 @@ struct ThirdPartyBackendTests {
         #expect(BackendKind(rawValue: "forwarding") == nil)
         #expect(kind == ForwardingBackend.kind && kind.rawValue == "forwarding")
         #expect(throws: BackendError.notBuiltIn(kind)) { try LoopThread(backend: kind) }
-        try await onThreadWithoutLoop {
+        try await offThePool { () throws in
             #expect(throws: BackendError.notBuiltIn(kind)) { try Loop.current(backend: kind) }
             #expect(Loop.currentIfCreated == nil)
         }

@@ -141,7 +141,7 @@ struct URingBackendTests {
             // Wake repeatedly, each time from a new thread, and wait forever each time: every
             // wake must end its wait, whether it lands before or during it.
             for _ in 0..<50 {
-                try spawnThread { waker.wake() }
+                _ = try TestThread { waker.wake() }
                 try waitOut(backend, timeout: nil, into: &events)
                 #expect(events == [])
             }
@@ -217,8 +217,8 @@ struct URingBackendTests {
             (EINVAL, 0, "other"),
             (EMFILE, nil, "other"),
         ] as [(Int32, Int?, String)])
-    func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) async {
-        await offThePool {
+    func unavailabilityFromErrno(_ code: Int32, _ disabled: Int?, _ expected: String) async throws {
+        try await offThePool {
             let error = SystemError("io_uring_setup", errno: code)
             let reason = URingBackend.unavailability(setupErrno: Errno(rawValue: code), ioUringDisabled: disabled)
             let name: String =

@@ -11,8 +11,7 @@ extension BlockTests {
         // other tests named before.
         let modes = (0..<70).map { Loop.Mode("ModeSet test mode \($0)") }
         let (low, high, higher) = (modes[0], modes[68], modes[69])
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform(in: [high]) { trace("high") }
             loop.perform(in: [low, higher]) { trace("low or higher") }
             loop.perform(in: Loop.ModeSet([high, .default])) { trace("high or default") }
@@ -31,8 +30,7 @@ extension BlockTests {
 
     @Test("perform(in:) and perform(after:in:) take the modes of a Set as well", arguments: backends)
     func modesFromASet(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let modes: Set<Loop.Mode> = ["A", "B"]
             loop.perform(in: modes) { trace("block in \(loop.currentMode!)") }
             loop.perform(after: .zero, in: modes) { trace("delayed in \(loop.currentMode!)") }
@@ -42,8 +40,8 @@ extension BlockTests {
     }
 
     @Test("a ModeSet holds exactly the modes it was made of")
-    func modeSetMembership() async {
-        await offThePool {
+    func modeSetMembership() async throws {
+        try await offThePool {
             let past = (0..<70).map { Loop.Mode("ModeSet membership mode \($0)") }
             let set = Loop.ModeSet([.default, past[69]])
             #expect(set.contains(.default))

@@ -8,8 +8,7 @@ import Testing
 extension BlockTests {
     @Test("a run nested in a block sees the blocks the outer drain has not reached", arguments: backends)
     func nestedRunSeesQueuedBlocks(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform(in: ["B"]) { trace("block for B") }
             loop.perform { trace("nested: \(loop.run("B", timeout: generousDeadline))") }
             loop.run(timeout: .zero)
@@ -19,8 +18,7 @@ extension BlockTests {
 
     @Test("a run nested in a block runs older blocks before newer ones", arguments: backends)
     func nestedRunKeepsFIFO(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform {
                 trace("1")
                 loop.perform { trace("3") }
@@ -45,15 +43,14 @@ extension BlockTests {
         "a mode made common wakes a run nested in a block for the blocks the outer drain took",
         arguments: backends)
     func commonModeWakesNestedRunForTakenBlocks(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             // Keeps "x" from being empty; never fires during the test.
             let keepAlive = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(keepAlive, to: "x")
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     do {
-                        try spawnThread {
+                        _ = try TestThread {
                             guard spinUntilWaiting(loop) else { return loop.stop() }
                             loop.addCommonMode("x")
                         }

@@ -10,8 +10,7 @@ import Testing
 struct BlockTests {
     @Test("blocks run in FIFO order", arguments: backends)
     func fifo(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             for index in 0..<20 { loop.perform { trace("\(index)") } }
             loop.run(timeout: generousDeadline)
         }
@@ -20,8 +19,7 @@ struct BlockTests {
 
     @Test("blocks run only while one of their modes runs, and keep their queue order", arguments: backends)
     func onlyInTheirModes(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform(in: ["A"]) { trace("A1") }
             loop.perform(in: ["B"]) { trace("B1") }
             loop.perform(in: ["A", "B"]) { trace("AB") }
@@ -34,8 +32,7 @@ struct BlockTests {
 
     @Test("a block queued during a drain runs at a later drain", arguments: backends)
     func queuedDuringDrainWaits(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.beforeTimers], into: trace)
             loop.add(try Loop.Timer(after: .zero) { _ in trace("timer") }, to: .default)
             loop.perform {
@@ -84,8 +81,7 @@ struct BlockTests {
 
     @Test("perform without modes runs in every common mode", arguments: backends)
     func defaultIsCommon(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.addCommonMode("tracking")
             loop.perform { trace("in \(loop.currentMode!)") }
             loop.perform(in: [.common]) { trace("explicit common in \(loop.currentMode!)") }
@@ -97,8 +93,7 @@ struct BlockTests {
 
     @Test("a queued block keeps its mode alive; the run finishes once it ran", arguments: backends)
     func blockKeepsModeAlive(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.perform(in: ["only-blocks"]) { trace("ran") }
             return loop.run("only-blocks", timeout: generousDeadline)
         }
@@ -108,11 +103,10 @@ struct BlockTests {
 
     @Test("a block posted from another thread wakes the sleeping loop", arguments: backends)
     func performWakes(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform {
                     trace("performed")
@@ -127,8 +121,7 @@ struct BlockTests {
 
     @Test("a block for another mode does not wake or end the run", arguments: backends)
     func otherModeBlockIgnored(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             loop.add(try Loop.Timer(after: .milliseconds(30)) { _ in trace("timer") }, to: .default)
             loop.perform(in: ["elsewhere"]) { trace("elsewhere") }

@@ -29,7 +29,7 @@ struct EmbeddingStressTests {
             for source in sources { loop.add(source, to: .default) }
             let gaveUp = AtomicInt()
             let threads = try (0..<posters).map { poster in
-                try JoinableThread {
+                try TestThread {
                     let end = ContinuousClock.now + generousDeadline
                     for round in 0..<rounds {
                         // Three kinds of work, each posted from this thread: a block, a signal,

@@ -124,7 +124,7 @@ struct EmbeddingTests {
                     _ = handled.increment()
                     _ = pipe.drain()
                 }, to: .default)
-            let writer = try JoinableThread {
+            let writer = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 pipe.fill()
             }
@@ -148,7 +148,7 @@ struct EmbeddingTests {
         let completed = try await onLoopThread(kind) { loop in
             let host = try PollHost(loop)
             let threads = try (0..<posters).map { poster in
-                try JoinableThread {
+                try TestThread {
                     for index in 0..<each {
                         loop.perform { ran.withLock { $0[poster].append(index) } }
                         if index % 50 == 0 { sched_yield() }
@@ -171,7 +171,7 @@ struct EmbeddingTests {
             let host = try PollHost(loop)
             let source = Loop.Source { _ = performed.increment() }
             loop.add(source, to: .default)
-            let signaller = try JoinableThread {
+            let signaller = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 source.signal()
             }
@@ -187,7 +187,7 @@ struct EmbeddingTests {
         let outcome = try await onLoopThread(kind) { loop in
             let host = try PollHost(loop)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-            let waker = try JoinableThread {
+            let waker = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.wakeUp()
             }
@@ -204,7 +204,7 @@ struct EmbeddingTests {
         let outcome = try await onLoopThread(kind) { loop in
             let host = try PollHost(loop)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-            let stopper = try JoinableThread {
+            let stopper = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.stop()
             }
@@ -243,7 +243,7 @@ struct EmbeddingTests {
             let wait = loop.prepareForHost()
             let idle = (wait.deadline, wait.isReady, wait.timeoutMilliseconds())
             let first = loop.dispatchForHost()
-            let poster = try JoinableThread {
+            let poster = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform { _ = ran.increment() }
             }
@@ -287,7 +287,7 @@ struct EmbeddingTests {
             loop.run(nested, timeout: .milliseconds(1))
             // Posted once the nested run has returned, before the host polls: nothing but the
             // loop's own care can make the descriptor readable now.
-            let poster = try JoinableThread { loop.perform { _ = ran.increment() } }
+            let poster = try TestThread { loop.perform { _ = ran.increment() } }
             let posted = poster.join()
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let polled = poll(&entry, 1, PollHost.milliseconds(roundingUp: generousDeadline))
@@ -310,7 +310,7 @@ struct EmbeddingTests {
             // A post lands during the first prepared wait, which the host abandons (as GLib
             // does when its check finds nothing): the second wait must still see it.
             _ = loop.prepareForHost()
-            let poster = try JoinableThread {
+            let poster = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.perform { _ = ran.increment() }
             }
@@ -326,7 +326,7 @@ struct EmbeddingTests {
     @Test("a loop torn down: hostDescriptor throws loopEnded", arguments: embeddableBackends)
     func tornDown(_ kind: BackendKind) async throws {
         let made = Lock<Loop?>(nil)
-        let thread = try JoinableThread { made.withLock { $0 = try? Loop.current(backend: kind) } }
+        let thread = try TestThread { made.withLock { $0 = try? Loop.current(backend: kind) } }
         #expect(thread.join())
         let loop = try #require(made.withLock { $0.take() })
         // The thread's exit tears the loop down; wait for it (the latch may open just before).

@@ -19,7 +19,7 @@ struct HandlerIsolationCheckTests {
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let handler = HandlerIsolation(MainActor.shared).checked { () in }
             let done = DispatchSemaphore(value: 0)
-            try spawnThread {
+            _ = try TestThread {
                 handler()
                 done.signal()
             }
@@ -35,7 +35,7 @@ struct HandlerIsolationCheckTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(backend: backend)
-            let handler = HandlerIsolation(ExecutorOf(worker.loop)).checked { () in }
+            let handler = HandlerIsolation(LoopActor(worker.loop)).checked { () in }
             handler() // On the child's test thread, not the loop's.
         }
         #expect(text(of: result).contains("was called off that actor"))
@@ -45,18 +45,11 @@ struct HandlerIsolationCheckTests {
     func loopActorOnLoopThread(_ backend: BackendKind) async throws {
         let worker = try LoopThread(backend: backend)
         let ran = Latch()
-        let handler = HandlerIsolation(ExecutorOf(worker.loop)).checked { () in ran.open() }
+        let handler = HandlerIsolation(LoopActor(worker.loop)).checked { () in ran.open() }
         worker.loop.perform { handler() }
         #expect(await ran.waitOffPool(for: hangDeadline), "the checked handler did not run on the loop's thread")
         await worker.finish()
     }
-}
-
-/// An actor whose executor is `loop`.
-private actor ExecutorOf {
-    let loop: Loop
-    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
-    init(_ loop: Loop) { self.loop = loop }
 }
 
 private func text(of result: ExitTest.Result?) -> String {

@@ -26,7 +26,7 @@ struct LoopSleepStressTests {
         #expect(outcomes.other == [])
         #expect(outcomes.slept + outcomes.cancelled == rounds)
         #expect(loop.timerCount(in: .default) == 0)
-        await offThePool { worker.stop() }
+        try await offThePool { worker.stop() }
     }
 
     @Test("a loop ending while sleeps are armed: each sleep ends, slept or LoopEndedError", arguments: backends)
@@ -39,7 +39,7 @@ struct LoopSleepStressTests {
             let sleepers = (0..<4).map { index in
                 Task { try await loop.sleep(for: .microseconds((round + index) % 20)) }
             }
-            await offThePool { worker.stop() }
+            try await offThePool { worker.stop() }
             for sleeper in sleepers { outcomes.record(await sleeper.result) }
         }
         #expect(outcomes.other == [])
@@ -109,7 +109,7 @@ struct LoopSleepStressTests {
         }
         #expect(onLoop == tasks)
         #expect(loop.statistics.timerFires - before == UInt64(tasks))
-        await offThePool { worker.stop() }
+        try await offThePool { worker.stop() }
     }
 }
 

@@ -32,10 +32,10 @@ struct LoopThreadFinishRaceTests {
             let refusedRan = AtomicInt()
             let posting = AtomicInt()
             let everyonePosting = Latch()
-            var posters: [JoinableThread] = []
+            var posters: [TestThread] = []
             for poster in 0..<3 {
                 posters.append(
-                    try JoinableThread {
+                    try TestThread {
                         var waits = poster == 0
                         while true {
                             let refused = Atomic<Bool>(false)
@@ -58,7 +58,7 @@ struct LoopThreadFinishRaceTests {
                     })
             }
             if round % 2 == 0 { everyonePosting.wait() }
-            let stopper = round % 3 == 0 ? try JoinableThread { worker.stop() } : nil
+            let stopper = round % 3 == 0 ? try TestThread { worker.stop() } : nil
             let first = Task {
                 await worker.finish()
                 returned.store(true, ordering: .releasing)

@@ -23,7 +23,7 @@ struct LoopThreadStopRaceTests {
         arguments: backends)
     func performRacingStop(_ backend: BackendKind) async throws {
         let rounds = scaled(400, minimum: 40)
-        let outcome = try await onDedicatedThread { try StopRace(backend: backend).run(rounds: rounds) }
+        let outcome = try await offThePool { try StopRace(backend: backend).run(rounds: rounds) }
         #expect(outcome.stuckRound == nil, "round \(outcome.stuckRound ?? 0): a perform never returned")
         #expect(outcome.violations.isEmpty, "\(outcome.violations.prefix(5))")
         // The race was played: every poster was refused in every round that finished.
@@ -54,10 +54,10 @@ private struct StopRace {
             let posting = Atomic<Int>(0)
             let everyonePosting = Latch()
             let answers = Lock<[Answer]>([])
-            var posters: [JoinableThread] = []
+            var posters: [TestThread] = []
             for poster in 0..<3 {
                 posters.append(
-                    try JoinableThread {
+                    try TestThread {
                         var mine: [Answer] = []
                         var waits = poster % 2 == 0
                         while true {
@@ -117,7 +117,7 @@ extension LoopThreadStopRaceTests {
     @Test("stop() returns when the block that ends the loop is drained by a nested run", arguments: backends)
     func stopDrainedByNestedRun(_ backend: BackendKind) async throws {
         let trace = Trace()
-        let stopped = try await onDedicatedThread {
+        let stopped = try await offThePool {
             let worker = try LoopThread(name: "nested-stop", backend: backend)
             let nesting = Latch()
             worker.perform {
@@ -126,7 +126,7 @@ extension LoopThreadStopRaceTests {
             }
             if !nesting.wait() { trace("the block never ran") }
             let returned = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 worker.stop()
                 returned.open()
             }

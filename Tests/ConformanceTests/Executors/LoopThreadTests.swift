@@ -66,8 +66,7 @@ struct LoopThreadTests {
 
     @Test("a delayed perform in a mode that is not running waits for that mode", arguments: backends)
     func delayedPerformWaitsForMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform(after: .zero, in: ["other"]) { trace("delayed in \(loop.currentMode!)") }
             loop.add(try recordingTimer("default timer", after: .milliseconds(5), into: trace), to: .default)
             trace("default: \(loop.run(timeout: generousDeadline))")
@@ -78,8 +77,7 @@ struct LoopThreadTests {
 
     @Test("a delayed perform is cancelled through the timer it returns", arguments: backends)
     func delayedPerformCancelled(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let cancelled = loop.perform(after: .milliseconds(1)) { trace("cancelled block") }
             loop.perform(after: .milliseconds(2)) { trace("kept block") }
             cancelled.invalidate()

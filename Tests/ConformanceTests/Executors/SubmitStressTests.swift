@@ -90,7 +90,7 @@ struct SubmitStressTests {
             // The stopper waits until every poster has submitted once, on its own thread:
             // stop() joins the loop's thread.
             let allPosting = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 allPosting.wait()
                 worker.stop()
                 stopped.open()
@@ -149,10 +149,10 @@ private func submitUntilRefused(
 
 /// A loop on a thread of its own that runs `.default` until stopped, then lets its thread end
 /// (tearing the loop down).
-private func startLoopThread(_ backend: BackendKind, jitter: Int) throws -> (Loop, JoinableThread) {
+private func startLoopThread(_ backend: BackendKind, jitter: Int) throws -> (Loop, TestThread) {
     let made = Lock<Result<Loop, any Error>?>(nil)
     let ready = Latch()
-    let thread = try JoinableThread {
+    let thread = try TestThread {
         do {
             let loop = try Loop.current(backend: backend)
             let keepAlive = Loop.Source {}

@@ -50,7 +50,7 @@ struct TaskSleepTests {
         defer { worker.stop() }
         let loop = worker.loop
         let before = loop.statistics.timerFires
-        let resumedOnLoop = try await within(generousDeadline) { try await SleepingActor(loop: loop).sleep() }
+        let resumedOnLoop = try await within(generousDeadline) { try await LoopActor(loop).sleep() }
         #expect(resumedOnLoop)
         #expect(loop.statistics.timerFires == before)
     }
@@ -73,7 +73,7 @@ struct TaskSleepTests {
     func cancelledSleepDoesNotKeepModeAlive(_ backend: BackendKind) async throws {
         try await offThePool {
             let results = Lines()
-            let thread = try JoinableThread {
+            let thread = try TestThread {
                 let loop = try! Loop.current(backend: backend)
                 let sleeper = Task(executorPreference: loop) {
                     do {
@@ -106,14 +106,9 @@ private final class Lines: Sendable {
     let lines = Lock<[String]>([])
 }
 
-/// An actor whose executor is a loop.
-private actor SleepingActor {
-    let loop: Loop
-    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
-    init(loop: Loop) { self.loop = loop }
-
+extension LoopActor {
     /// Sleeps, and tells whether it resumed on the loop's thread (the actor's).
-    func sleep() async throws -> Bool {
+    fileprivate func sleep() async throws -> Bool {
         try await Task.sleep(for: .milliseconds(2))
         return Loop.currentIfCreated === loop
     }

@@ -42,7 +42,7 @@ extension GLibBackendTests {
                     loop.add(source, to: .default)
                     let timer = try! Loop.Timer(after: .milliseconds(20)) { _ in
                         step("loop timer")
-                        try! spawnThread {
+                        _ = try! TestThread {
                             loop.perform {
                                 step("block from another thread")
                                 pipe.fill()

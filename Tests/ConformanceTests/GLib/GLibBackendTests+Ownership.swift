@@ -82,7 +82,7 @@ extension GLibBackendTests {
             #expect(called.wait(for: Self.stepDeadline), "GIO's callback never came to the loop")
             // A worker's invoke on the loop's context: queued for its owner, the loop's thread.
             let own = try #require(context.withLock { $0 })
-            let worker = try JoinableThread {
+            let worker = try TestThread {
                 glibInvoke(on: own) {
                     trace("invoked on the loop's thread: \(Loop.currentIfCreated === loop)")
                     invoked.open()
@@ -128,10 +128,10 @@ extension GLibBackendTests {
             }
             #expect(performed)
             let data = UncheckedPointer(Unmanaged.passUnretained(record).toOpaque())
-            var threads: [JoinableThread] = []
+            var threads: [TestThread] = []
             for _ in 0..<workers {
                 threads.append(
-                    try JoinableThread {
+                    try TestThread {
                         guard inCallout.wait(for: Self.stepDeadline) else {
                             Issue.record("the main thread never entered its callout: no invoke was made")
                             return
@@ -169,7 +169,7 @@ extension GLibBackendTests {
             let acquired = Latch()
             let release = Latch()
             let released = Latch()
-            let owner = try JoinableThread {
+            let owner = try TestThread {
                 guard g_main_context_acquire(context.pointer) != 0 else {
                     Issue.record("the owner thread could not acquire the fresh context")
                     return
@@ -209,7 +209,7 @@ extension GLibBackendTests {
             }
             #expect(servedLater)
             let taken = Lock<Bool?>(nil)
-            let other = try JoinableThread {
+            let other = try TestThread {
                 let took = g_main_context_acquire(context.pointer) != 0
                 if took { g_main_context_release(context.pointer) }
                 taken.withLock { $0 = took }

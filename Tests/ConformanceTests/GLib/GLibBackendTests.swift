@@ -168,13 +168,13 @@ struct GLibBackendTests {
                 loop.stop()
             }
             loop.add(observer, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 guard waitUntil({ loop.isWaiting }) else { return trace("never slept") }
                 glibWakeUp(context)
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
             // Then an idle source attached from another thread while the loop sleeps.
-            try spawnThread {
+            _ = try TestThread {
                 guard waitUntil({ loop.isWaiting }) else { return trace("never slept") }
                 glibIdle(on: context) {
                     trace("idle on loop thread")
@@ -249,7 +249,7 @@ struct GLibBackendTests {
                 if idles.value == total, performs.value == total { loop.stop() }
             }
             for thread in 0..<threads {
-                try spawnThread {
+                _ = try TestThread {
                     for index in 0..<perThread {
                         // Aimed at the wake's window: sources attached, GLib wake-ups and
                         // RunLoopKit wakes from other threads while the loop goes to sleep.
@@ -316,7 +316,7 @@ struct GLibBackendTests {
         let factory = BackendFactory(kind: thirdParty) {
             ForwardingBackend(try BackendKind.default.factory.make(), kind: thirdParty)
         }
-        let (kind, mismatch) = try await onThreadWithoutLoop { () -> (BackendKind, String) in
+        let (kind, mismatch) = try await offThePool { () -> (BackendKind, String) in
             let loop = try Loop.current(creatingWith: factory)
             do {
                 _ = try Loop.current(backend: BackendKind.glib)
@@ -328,7 +328,7 @@ struct GLibBackendTests {
         #expect(kind == thirdParty && kind != .glib)
         #expect(
             mismatch == "this thread already has a glib (third-party) loop; cannot make it a glib (RunLoopKit's) loop")
-        let reverse = try await onThreadWithoutLoop { () -> String in
+        let reverse = try await offThePool { () -> String in
             _ = try Loop.current(backend: .glib)
             do {
                 _ = try Loop.current(creatingWith: factory)

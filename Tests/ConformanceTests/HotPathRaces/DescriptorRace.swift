@@ -30,7 +30,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func descriptorSourcesChurnedWhileAsleep(_ backend: BackendKind) async throws {
         let rounds = scaled(1_500, minimum: 60)
-        let outcome = try await onDedicatedThread {
+        let outcome = try await offThePool {
             try DescriptorRace(backend: backend, alternating: false).run(rounds: rounds)
         }
         #expect(outcome.missed == nil, "round \(outcome.missed ?? 0) of \(rounds): \(outcome.why)")
@@ -56,7 +56,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func descriptorSourcesChurnedAcrossModes(_ backend: BackendKind) async throws {
         let rounds = scaled(800, minimum: 40)
-        let outcome = try await onDedicatedThread {
+        let outcome = try await offThePool {
             try DescriptorRace(backend: backend, alternating: true).run(rounds: rounds)
         }
         #expect(outcome.missed == nil, "round \(outcome.missed ?? 0) of \(rounds): \(outcome.why)")

@@ -24,7 +24,7 @@ struct LoggingStressTests {
             let swapsDone = DispatchSemaphore(value: 0)
             let swappers = 3
             for index in 0..<swappers {
-                try spawnThread {
+                _ = try TestThread {
                     var next = index % 2
                     while reporting.load(ordering: .acquiring) {
                         Loop.logger = loggers[next]
@@ -36,7 +36,7 @@ struct LoggingStressTests {
                 }
             }
             let reported = DispatchSemaphore(value: 0)
-            try spawnThread {
+            _ = try TestThread {
                 let loop = try! Loop.current(backend: backend)
                 for _ in 0..<reports {
                     let pipe = try! Pipe()

@@ -26,7 +26,7 @@ struct RefusedDescriptorLoggingTests {
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let handler = InMemoryLogHandler()
             Loop.logger = Logger(label: "runloopkit", factory: { _ in handler })
-            let thread = try JoinableThread {
+            let thread = try TestThread {
                 let loop = try! Loop.current(backend: backend)
                 let pipe = try! Pipe()
                 let source = try! Loop.Source(fileDescriptor: pipe.readEnd) { _ in }

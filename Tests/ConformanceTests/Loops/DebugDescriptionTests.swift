@@ -166,7 +166,7 @@ struct DebugDescriptionTests {
             let timer = try Loop.Timer(after: .seconds(3600), repeating: .seconds(3600)) { _ in }
             loop.add(timer, to: .default)
             loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in asleep.open() }, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 guard asleep.wait() else { return }
                 // The observer runs just before the loop sleeps; nothing else can wake it.
                 guard spinUntilWaiting(loop) else { return loop.stop() }

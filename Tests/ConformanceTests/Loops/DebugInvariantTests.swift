@@ -78,8 +78,8 @@ struct DebugInvariantTests {
     }
 
     @Test("locks taken in order do not trap")
-    func lockOrderKept() async {
-        await offThePool {
+    func lockOrderKept() async throws {
+        try await offThePool {
             let (item, state, queue) = (Lock(0, rank: .item), Lock(0, rank: .loopState), Lock(0, rank: .blockQueue))
             let sum = item.withLock { a in state.withLock { b in queue.withLock { c in a + b + c } } }
             #expect(sum == 0)
@@ -105,7 +105,7 @@ struct DebugInvariantTests {
             let loop = try Loop.current(backend: backend)
             loop.run(timeout: .zero) // Binds the state to this thread.
             let done = DispatchSemaphore(value: 0)
-            try spawnThread {
+            _ = try TestThread {
                 loop.touchLoopThreadState()
                 done.signal()
             }

@@ -58,7 +58,7 @@ extension MisuseTests {
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "bound-owner", backend: backend)
             let box = LoopBoundBox.makeSending(0, loop: worker.loop)
-            try PThread.spawn(name: "intruder") { _ = box.value }.join()
+            try TestThread(name: "intruder") { _ = box.value }.join()
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("LoopBoundBox.value (Int) touched on thread \"intruder\" (tid "))
@@ -70,7 +70,7 @@ extension MisuseTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "bound-owner", backend: backend)
-            try PThread.spawn(name: "intruder") { _ = LoopBound([1], loop: worker.loop) }.join()
+            try TestThread(name: "intruder") { _ = LoopBound([1], loop: worker.loop) }.join()
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("LoopBound.init(_:loop:) (Array<Int>) touched on thread \"intruder\" (tid "))

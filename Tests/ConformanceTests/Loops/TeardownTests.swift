@@ -26,7 +26,7 @@ struct TeardownTests {
         let posted = 3
         let loopRef = Ref<Loop>()
         let failure = Ref<String>()
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             let loop: Loop
             do {
                 loop = try Loop.current(backend: backend)
@@ -47,7 +47,7 @@ struct TeardownTests {
                 tracked.touch()
             }
             do {
-                try JoinableThread { [tracked = tracked[2]] in
+                try TestThread { [tracked = tracked[2]] in
                     loop.perform {
                         ran.increment()
                         tracked.touch()
@@ -91,7 +91,7 @@ struct TeardownTests {
         // Set by the loop's thread: what its run served and returned, or why it could not run.
         let outcome = Ref<(served: Int, result: Loop.RunResult)>()
         let failure = Ref<String>()
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             let (loop, port): (Loop, Loop.Port<Int>)
             do {
                 (loop, port) = (try Loop.current(backend: backend), try Loop.Port<Int>())

@@ -60,7 +60,7 @@ struct ThreadTests {
         let observer = Loop.Observer(activities: .entry) { _, _ in }
         let loopBox = Lock<Loop?>(nil)
         let failure = Lock<String?>(nil)
-        try spawnThread {
+        _ = try TestThread {
             let loop: Loop
             do {
                 loop = try Loop.current(backend: backend)

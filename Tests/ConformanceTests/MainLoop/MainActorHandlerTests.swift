@@ -121,11 +121,11 @@ struct MainActorHandlerTests {
     @Test("a handler isolated to an actor whose executor is the loop runs there", arguments: backends)
     func loopActorRuns(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "worker", backend: backend)
-        let actor = LoopActor(loop: worker.loop)
+        let actor = LoopActor(worker.loop)
         let fired = Latch()
         await actor.addTimer(signalling: fired)
-        #expect(fired.wait())
-        #expect(await actor.ticks == 1)
+        #expect(await fired.waitOffPool())
+        #expect(await actor.count == 1)
         worker.stop()
     }
 
@@ -156,18 +156,12 @@ private actor TimerMaker {
     }
 }
 
-/// An actor whose executor is a loop: a handler isolated to it runs on that loop, checked.
-private actor LoopActor {
-    let loop: Loop
-    var ticks = 0
-    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
-
-    init(loop: Loop) { self.loop = loop }
-
-    func addTimer(signalling fired: Latch) {
+/// A handler isolated to an actor whose executor is a loop runs on that loop, checked.
+extension LoopActor {
+    fileprivate func addTimer(signalling fired: Latch) {
         loop.add(
             try! Loop.Timer(after: .milliseconds(1)) { _ in
-                self.ticks += 1
+                self.count += 1
                 fired.open()
             }, to: .default)
     }

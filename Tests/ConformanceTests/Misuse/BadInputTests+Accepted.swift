@@ -260,7 +260,7 @@ struct BadInputAcceptedTests {
 
     @Test("setTolerance above half the interval is clamped; on an invalidated timer it has no effect")
     func setToleranceClampedOrIgnored() async throws {
-        try await offThePool {
+        try await offThePool { () throws in
             let timer = try Loop.Timer(after: .seconds(1), repeating: .seconds(1)) { _ in }
             try timer.setTolerance(.seconds(5))
             #expect(timer.tolerance == .milliseconds(500))
@@ -379,7 +379,7 @@ struct BadInputAcceptedTests {
 /// Starts a thread that stops `loop` once it sleeps; the latch opens when it did.
 private func stopOnceAsleep(_ loop: Loop) throws -> Latch {
     let slept = Latch()
-    try spawnThread {
+    _ = try TestThread {
         let deadline = ContinuousClock.now + generousDeadline
         while !loop.isWaiting, ContinuousClock.now < deadline { sched_yield() }
         if loop.isWaiting { slept.open() }

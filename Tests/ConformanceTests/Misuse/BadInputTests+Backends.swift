@@ -80,8 +80,8 @@ struct BadInputBackendTests {
     }
 
     @Test("Duration helpers clamp: negative to zero, enormous to the type's limit")
-    func durationClamps() async {
-        await offThePool {
+    func durationClamps() async throws {
+        try await offThePool {
             #expect((Duration.zero - .seconds(1)).nanosecondsRoundedUp == 0)
             #expect(Duration.seconds(Int64.max).nanosecondsRoundedUp == Int64.max)
             #expect(Duration.seconds(Int64.max).millisecondsRoundedUp == Int32.max)
@@ -94,8 +94,8 @@ struct BadInputBackendTests {
     }
 
     @Test("BackendKind(rawValue:) of a name not in the build is nil")
-    func unknownKind() async {
-        await offThePool {
+    func unknownKind() async throws {
+        try await offThePool {
             #expect(BackendKind(rawValue: "kqueue") == nil)
             #expect(BackendKind(rawValue: "") == nil)
         }

@@ -87,8 +87,8 @@ struct BadInputTests {
     }
 
     @Test("an error's description names the argument and the value")
-    func description() async {
-        await offThePool {
+    func description() async throws {
+        try await offThePool {
             let error = ArgumentError(
                 argument: "fileDescriptor", value: "-1", reason: "a descriptor must not be negative")
             #expect(error.description == "fileDescriptor -1: a descriptor must not be negative")
@@ -137,7 +137,7 @@ extension BadInputTests {
             liars.append((BackendFactory(kind: other, make: backend.factory.make), built: backend))
         }
         for (liar, built) in liars {
-            let hadLoop = try await onThreadWithoutLoop {
+            let hadLoop = try await offThePool {
                 #expect(throws: BackendError.kindMismatch(existing: built, requested: liar.kind)) {
                     try Loop.current(creatingWith: liar)
                 }
@@ -176,18 +176,6 @@ extension BadInputTests {
 }
 
 private struct Refused: Error, Equatable {}
-
-/// Runs `body` on a new thread that has no loop, and returns its result.
-func onThreadWithoutLoop<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let outcome = Lock<Result<T, any Error>?>(nil)
-    let done = Latch()
-    try spawnThread {
-        outcome.withLock { outcome in outcome = Result { try body() } }
-        done.open()
-    }
-    guard done.wait(for: generousDeadline) else { throw TestTimeout() }
-    return try outcome.withLock { $0! }.get()
-}
 
 /// Writes `text` to standard error, unbuffered (for exit tests to read back).
 func writeToStandardError(_ text: String) {

@@ -105,7 +105,7 @@ extension MisuseTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let main = try Loop.main(creatingWith: backend.factory)
-            try onThreadOfItsOwn { _ = try main.run { 1 } }
+            try TestThread { _ = try? main.run { 1 } }.join()
         }
         #expect(stderr(of: result).contains("a loop runs only on its own thread"))
     }
@@ -127,10 +127,7 @@ extension MisuseTests {
     func withEventBaseOnOtherBackend(_ backend: BackendKind) async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            try onThreadOfItsOwn {
-                let loop = try Loop.current(backend: backend)
-                loop.withEventBase { _ in }
-            }
+            try TestThread { (try? Loop.current(backend: backend))?.withEventBase { _ in } }.join()
         }
         #expect(stderr(of: result).contains("which is not a libevent loop"))
     }
@@ -200,16 +197,6 @@ extension MisuseTests {
     }
 }
 
-/// Runs `body` on a new thread (with no loop yet) and waits for it, in an exit test's child.
-private func onThreadOfItsOwn(_ body: @escaping @Sendable () throws -> Void) throws {
-    let done = DispatchSemaphore(value: 0)
-    try spawnThread {
-        try? body()
-        done.signal()
-    }
-    done.wait()
-}
-
 private func stderr(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
@@ -218,7 +205,7 @@ private func stderr(of result: ExitTest.Result?) -> String {
 private func loopOnAnotherThread(_ backend: BackendKind) throws -> Loop {
     let made = DispatchSemaphore(value: 0)
     let loop = Ref<Loop>()
-    try spawnThread {
+    _ = try TestThread {
         loop.value = try? Loop.current(backend: backend)
         made.signal()
         DispatchSemaphore(value: 0).wait()

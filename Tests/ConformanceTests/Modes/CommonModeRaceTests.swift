@@ -28,7 +28,7 @@ struct CommonModeRaceTests {
         let rounds = scaled(1_000, minimum: 100)
         // A thread of its own with no overall deadline: each round has its own (the nested
         // run's timeout), so that a stuck round is named rather than the whole test timed out.
-        let failures = try await onDedicatedThread {
+        let failures = try await offThePool {
             let loop = try Loop.current(backend: backend)
             var failures: [String] = []
             for round in 0..<rounds {
@@ -36,7 +36,7 @@ struct CommonModeRaceTests {
                 let keepAlive = try Loop.Timer(after: .seconds(3600)) { _ in }
                 loop.add(keepAlive, to: mode)
                 let nestedBegins = Latch()
-                let poster = try JoinableThread {
+                let poster = try TestThread {
                     _ = nestedBegins.wait()
                     switch round % 4 {
                     case 0: guard spinUntilWaiting(loop) else { return loop.stop() }

@@ -9,8 +9,7 @@ extension ModeTests {
     @Test(
         "a signalled version-0 source joining a mode made common is performed when that mode runs", arguments: backends)
     func signalledSourceJoinsNewCommonMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let source = recordingSource("s", into: trace)
             loop.add(source, to: .common)
             loop.remove(source, from: .default)
@@ -40,13 +39,13 @@ extension ModeTests {
                 let mode = Loop.Mode("race \(round)")
                 let go = Atomic<Int>(0)
                 let finished = (Latch(), Latch())
-                try spawnThread {
+                _ = try TestThread {
                     _ = go.add(1, ordering: .acquiringAndReleasing)
                     spin(until: { go.load(ordering: .acquiring) >= 2 }, "the other thread of the race never started")
                     loop.addCommonMode(mode)
                     finished.0.open()
                 }
-                try spawnThread {
+                _ = try TestThread {
                     _ = go.add(1, ordering: .acquiringAndReleasing)
                     spin(until: { go.load(ordering: .acquiring) >= 2 }, "the other thread of the race never started")
                     if round.isMultiple(of: 2) { source.invalidate() } else { loop.remove(source, from: .common) }
@@ -74,8 +73,7 @@ extension ModeTests {
     @Test(
         "a block queued for the common modes wakes a loop asleep in a mode made common meanwhile", arguments: backends)
     func commonBlockWakesLoopInNewCommonMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop -> Loop.RunResult in
+        let (result, trace) = try await traced(backend) { (loop, trace) -> Loop.RunResult in
             loop.perform(in: [.common]) {
                 trace("block in \(loop.currentMode?.name ?? "no mode")")
                 loop.stop()
@@ -84,7 +82,7 @@ extension ModeTests {
             loop.add(keepsXAlive, to: "X")
             defer { keepsXAlive.invalidate() }
             // Once the loop sleeps in X (where the block does not run yet), X becomes common.
-            try spawnThread {
+            _ = try TestThread {
                 let deadline = ContinuousClock.now + generousDeadline
                 while !(loop.isWaiting && loop.currentMode == "X"), ContinuousClock.now < deadline { sched_yield() }
                 loop.addCommonMode("X")

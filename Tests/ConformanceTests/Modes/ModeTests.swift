@@ -8,8 +8,7 @@ import Testing
 struct ModeTests {
     @Test("running a mode that does not exist returns finished at once, calling no observer", arguments: backends)
     func missingMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(in: "elsewhere", into: trace)
             return loop.run("never-made", timeout: generousDeadline)
         }
@@ -19,8 +18,7 @@ struct ModeTests {
 
     @Test("a mode with only observers is empty: finished at once, no observer called", arguments: backends)
     func observersDoNotKeepAlive(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(in: "watched", into: trace)
             return loop.run("watched", timeout: generousDeadline)
         }
@@ -30,8 +28,7 @@ struct ModeTests {
 
     @Test("running .common returns finished at once and calls no observer", arguments: backends)
     func runningCommonIsMisuse(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let results = try await onLoopThread(backend) { loop in
+        let (results, trace) = try await traced(backend) { loop, trace in
             loop.record(in: .common, into: trace)
             let (source, _) = try keepAliveSource()
             loop.add(source, to: .common)
@@ -66,8 +63,7 @@ struct ModeTests {
 
     @Test("a mode made common later receives every common item at that moment", arguments: backends)
     func lateCommonModeGetsItems(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let observer = Loop.Observer(activities: .entry) { _, _ in trace("entry observer") }
             let source = oneShotSource("source", into: trace)
             let timer = try recordingTimer("timer", into: trace)
@@ -84,8 +80,7 @@ struct ModeTests {
 
     @Test("making a mode common creates it", arguments: backends)
     func addCommonModeCreatesMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.addCommonMode("created")
             #expect(loop.commonModes == [.default, "created"])
             loop.perform { trace("common block") }
@@ -96,8 +91,7 @@ struct ModeTests {
 
     @Test("items of one mode are not served while another mode runs", arguments: backends)
     func modesAreIsolated(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let source = oneShotSource("A source", into: trace)
             loop.add(source, to: "A")
             loop.add(try recordingTimer("A timer", into: trace), to: "A")
@@ -112,8 +106,7 @@ struct ModeTests {
 
     @Test("adding an item twice to one mode has no effect", arguments: backends)
     func addTwiceIsNoOp(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let source = Loop.Source(schedule: { _, mode in trace("schedule \(mode)") }) { trace("perform") }
             loop.add(source, to: .default)
             loop.add(source, to: .default)
@@ -144,8 +137,7 @@ struct ModeTests {
 
     @Test("currentMode is nil outside a run and names the innermost run's mode", arguments: backends)
     func currentMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             trace("before \(loop.currentMode?.name ?? "nil")")
             let inner = try Loop.Timer(after: .zero) { _ in trace("inner \(loop.currentMode?.name ?? "nil")") }
             loop.add(inner, to: "inner")
@@ -163,8 +155,7 @@ struct ModeTests {
 
     @Test("a block queued for .common runs in a mode made common after it was queued", arguments: backends)
     func commonResolvedAtDrain(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.perform(in: [.common]) { trace("block") }
             loop.addCommonMode("later")
             loop.run("later", timeout: generousDeadline)
@@ -174,8 +165,7 @@ struct ModeTests {
 
     @Test("a common source removed from .default still joins a mode made common later, fully", arguments: backends)
     func commonSourceAfterRemoval(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let found = try await onLoopThread(backend) { loop in
+        let (found, trace) = try await traced(backend) { loop, trace in
             let source = Loop.Source(cancel: { _, mode in trace("cancel \(mode)") }) {
                 trace("performed in \(loop.currentMode!)")
             }

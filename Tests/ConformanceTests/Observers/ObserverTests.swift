@@ -9,8 +9,7 @@ import Testing
 struct ObserverTests {
     @Test("a run serving one timer notifies entry, one pass, exit", arguments: backends)
     func runShape(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             loop.add(try recordingTimer("timer", after: .milliseconds(1), into: trace), to: .default)
             return loop.run(timeout: generousDeadline)
@@ -22,8 +21,7 @@ struct ObserverTests {
 
     @Test("a pass that performed a version-0 source polls: no beforeWaiting or afterWaiting", arguments: backends)
     func version0PassPolls(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             let source = oneShotSource("source", into: trace)
             loop.add(source, to: .default)
@@ -35,8 +33,7 @@ struct ObserverTests {
 
     @Test("a zero timeout polls once: no sleep, result timedOut", arguments: backends)
     func pollShape(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             return loop.run(timeout: .zero)
@@ -56,8 +53,7 @@ struct ObserverTests {
 
     @Test("observers are called in ascending order, ties in the order added", arguments: backends)
     func observerOrder(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             for (name, order) in [("b0", 0), ("c5", 5), ("a-3", -3), ("d0", 0)] {
                 loop.add(Loop.Observer(activities: .entry, order: order) { _, _ in trace(name) }, to: .default)
             }
@@ -69,8 +65,7 @@ struct ObserverTests {
 
     @Test("an observer added during a notification misses it", arguments: backends)
     func addedDuringNotificationMisses(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let late = Loop.Observer(activities: [.beforeTimers, .exit], order: 10) { _, activity in
                 trace("late \(activity)")
             }
@@ -87,8 +82,7 @@ struct ObserverTests {
 
     @Test("a non-repeating observer is invalidated after its first call", arguments: backends)
     func nonRepeating(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let valid = try await onLoopThread(backend) { loop in
+        let (valid, trace) = try await traced(backend) { loop, trace in
             let observer = Loop.Observer(activities: .allActivities, repeats: false) { observer, activity in
                 trace("\(activity) valid=\(observer.isValid)")
             }
@@ -103,8 +97,7 @@ struct ObserverTests {
 
     @Test("an observer whose callback is running is not called from a nested run", arguments: backends)
     func noReentrantObserver(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let nested = Atomic<Bool>(false)
             loop.add(
                 Loop.Observer(activities: .entry) { _, _ in
@@ -125,8 +118,7 @@ struct ObserverTests {
 
     @Test("an observer invalidated inside its callback is not called again", arguments: backends)
     func invalidateInsideCallback(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.add(
                 Loop.Observer(activities: .allActivities) { observer, activity in
                     trace("\(activity)")
@@ -140,8 +132,7 @@ struct ObserverTests {
 
     @Test("stop() from an entry observer ends the run before any pass", arguments: backends)
     func stopFromEntry(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             loop.add(Loop.Observer(activities: .entry) { _, _ in loop.stop() }, to: .default)
             loop.add(try recordingTimer("timer", into: trace), to: .default)
@@ -153,8 +144,7 @@ struct ObserverTests {
 
     @Test("a mode emptied by a beforeWaiting observer is not slept in: the run finishes", arguments: backends)
     func emptiedByBeforeWaiting(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in timer.invalidate() }, to: .default)
@@ -167,8 +157,7 @@ struct ObserverTests {
 
     @Test("a mode emptied during a pass ends the run without sleeping", arguments: backends)
     func emptiedDuringPass(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record(into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)

@@ -32,8 +32,8 @@ struct InterruptRetryTests {
     }
 
     @Test("retryingOnInterrupt throws SystemError(operation, errno) for any other errno, after one call")
-    func throwsOtherErrors() async {
-        await offThePool {
+    func throwsOtherErrors() async throws {
+        try await offThePool {
             var calls = 0
             #expect(throws: SystemError("read", errno: EBADF)) {
                 try retryingOnInterrupt("read") { () -> Int32 in

@@ -55,8 +55,7 @@ struct RunResultTests {
 
     @Test("timers and blocks do not count as handled sources", arguments: backends)
     func timersAndBlocksAreNotSources(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.add(try recordingTimer("timer", into: trace), to: .default)
             loop.perform { trace("block") }
             return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
@@ -67,8 +66,7 @@ struct RunResultTests {
 
     @Test("a source handled by a nested run does not end the outer run as handledSource", arguments: backends)
     func nestedHandledDoesNotCount(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let source = oneShotSource("source", into: trace)
             loop.add(source, to: .common)
             loop.addCommonMode("inner")
@@ -87,8 +85,7 @@ struct RunResultTests {
         "stop ends the innermost run after its pass; blocks of that pass still run; the outer run goes on",
         arguments: backends)
     func stopInnermost(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: "inner")
             loop.add(
@@ -112,7 +109,7 @@ struct RunResultTests {
         let result = try await onLoopThread(backend) { loop in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.stop()
             }
@@ -123,8 +120,7 @@ struct RunResultTests {
 
     @Test("stop while the loop is not running has no effect on the next run", arguments: backends)
     func stopWhenIdle(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.stop()
             loop.add(try recordingTimer("timer", after: .milliseconds(1), into: trace), to: .default)
             return loop.run(timeout: generousDeadline)
@@ -135,8 +131,7 @@ struct RunResultTests {
 
     @Test("a stop left unconsumed by an inner run dies with it", arguments: backends)
     func stopDiesWithRun(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.add(
                 try Loop.Timer(after: .zero) { _ in
                     let timer = try! Loop.Timer(after: .seconds(3600)) { _ in }
@@ -155,8 +150,7 @@ struct RunResultTests {
 
     @Test("runs nest in the same mode, and the outer run resumes afterwards", arguments: backends)
     func nestSameMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.add(
                 try Loop.Timer(after: .zero, order: 0) { _ in
                     trace("outer timer")
@@ -171,8 +165,7 @@ struct RunResultTests {
 
     @Test("isWaiting is true only while the loop sleeps", arguments: backends)
     func isWaiting(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             trace("idle \(loop.isWaiting)")
             loop.add(
                 Loop.Observer(activities: [.beforeWaiting, .afterWaiting]) { _, activity in
@@ -183,7 +176,7 @@ struct RunResultTests {
             let seen = Latch()
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    try? spawnThread {
+                    _ = try? TestThread {
                         // The timer cannot fire before this thread saw the loop asleep.
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         seen.open()

@@ -27,7 +27,7 @@ struct WakeRaceTests {
         "perform, signal, wakeUp: each wakes a loop asleep with no timer and no descriptor, with no spurious wakeup",
         arguments: backends, WakeRace.Poke.allCases)
     func eachPokeWakes(_ backend: BackendKind, _ poke: WakeRace.Poke) async throws {
-        let outcome = try await onDedicatedThread {
+        let outcome = try await offThePool {
             try WakeRace(backend: backend, poke: poke).run(rounds: Self.rounds)
         }
         #expect(
@@ -82,7 +82,7 @@ struct WakeRace: Sendable {
         let failure = Ref<String>()
         let poke = self.poke
         let backend = self.backend
-        let loopThread = try JoinableThread {
+        let loopThread = try TestThread {
             defer { ready.open() }
             let loop: Loop
             do {

@@ -8,8 +8,7 @@ import Testing
 extension WakeTests {
     @Test("a bare wakeUp while the loop sleeps makes exactly one extra pass", arguments: backends)
     func wakeUpMakesOnePass(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let statistics = try await onLoopThread(backend) { loop in
+        let (statistics, trace) = try await traced(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
@@ -17,7 +16,7 @@ extension WakeTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         if sleep == 1 { loop.wakeUp() } else { loop.stop() }
                     }
@@ -33,8 +32,7 @@ extension WakeTests {
 
     @Test("a wake that arrives after its sleep ended (a late write) makes no pass of its own", arguments: backends)
     func lateWakeIsAbsorbed(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let statistics = try await onLoopThread(backend) { loop in
+        let (statistics, trace) = try await traced(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
@@ -42,7 +40,7 @@ extension WakeTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         if sleep == 1 {
                             // What a poster that claimed a wake for an earlier sleep delivers late:
@@ -78,7 +76,7 @@ extension WakeTests {
             let before = loop.statistics
             loop.add(
                 try Loop.Timer(after: .milliseconds(50)) { _ in fired.store(true, ordering: .releasing) }, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 // A signal every 200 µs: far more often than the 50 ms timeout. A wait that
                 // restarted with its whole timeout on EINTR would never reach the timer.
                 let start = ContinuousClock.now

@@ -25,8 +25,7 @@ extension WakeTests {
         arguments: backends)
     func staleClaimDoesNotWakeNextSleep(_ backend: BackendKind) async throws {
         #if DEBUG
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let port = try Loop.Port<Int>()
             let source = Loop.Source(port: port) { _ in trace("port") }
             loop.add(source, to: .default)
@@ -44,7 +43,7 @@ extension WakeTests {
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
                     if sleep <= 2 {
                         do {
-                            try spawnThread {
+                            _ = try TestThread {
                                 guard spinUntilWaiting(loop) else { return loop.stop() }
                                 if sleep == 1 {
                                     loop.holdWakesAfterSeeingSleep {
@@ -52,7 +51,7 @@ extension WakeTests {
                                         releasePoster.wait()
                                     }
                                     do {
-                                        try spawnThread {
+                                        _ = try TestThread {
                                             loop.wakeUp()
                                             posterDone.open()
                                         }

@@ -10,8 +10,7 @@ import Testing
 struct WakeTests {
     @Test("wakeUp from another thread ends the wait, not the run; a bare wake handles nothing", arguments: backends)
     func wakeUpEndsWaitOnly(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record([.beforeWaiting, .afterWaiting], into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)
@@ -20,7 +19,7 @@ struct WakeTests {
                 Loop.Observer(activities: .beforeWaiting) { observer, _ in
                     switch passes.add(1, ordering: .relaxed).newValue {
                     case 1:
-                        try? spawnThread {
+                        _ = try? TestThread {
                             guard spinUntilWaiting(loop) else { return loop.stop() }
                             loop.wakeUp()
                         }
@@ -37,8 +36,7 @@ struct WakeTests {
 
     @Test("wakeUp while the loop is not running has no effect: the next run starts with none", arguments: backends)
     func wakeUpWhenIdle(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.wakeUp()
             loop.record([.afterWaiting], into: trace)
             loop.add(try recordingTimer("timer", after: .milliseconds(2), into: trace), to: .default)
@@ -50,8 +48,7 @@ struct WakeTests {
 
     @Test("wakeUp while the loop is busy makes the next wait return at once", arguments: backends)
     func wakeUpWhileBusy(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)
@@ -68,15 +65,14 @@ struct WakeTests {
 
     @Test("a block posted to a busy loop runs in that pass and leaves no wake behind", arguments: backends)
     func busyPostLeavesNoWake(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             loop.perform {
                 loop.perform {
                     trace("posted while busy")
                     // Stop once the loop sleeps again: a wake left behind would add a pass first.
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         loop.stop()
                     }
@@ -100,7 +96,7 @@ struct WakeTests {
             loop.add(portSource, to: .default)
             loop.add(signalSource, to: .default)
             let acknowledged = Atomic<Int>(0)
-            try spawnThread {
+            _ = try TestThread {
                 var random = SeededRandom(0x9E37_79B9_7F4A_7C15)
                 for round in 0..<rounds {
                     // Vary the moment: sometimes right away, sometimes after the loop went to sleep.
@@ -141,7 +137,7 @@ struct WakeTests {
             }
             ref.value = source
             pipe.fill()
-            try spawnThread {
+            _ = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 loop.add(source, to: .default)
             }

@@ -22,7 +22,7 @@ struct StallMonitorStressTests {
             // Another thread posts blocks, every fourth of which holds the loop for a few
             // thresholds (a timed wait on a semaphore nobody signals: a stall to report, not a
             // way to wait for an event), and starts and stops a second monitor meanwhile.
-            try spawnThread {
+            _ = try TestThread {
                 for index in 0..<stalls * 4 {
                     loop.perform {
                         if index % 4 == 0 { _ = pause.wait(timeout: .now() + .milliseconds(3)) }

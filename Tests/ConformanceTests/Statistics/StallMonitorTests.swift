@@ -57,8 +57,8 @@ struct StallMonitorTests {
     }
 
     @Test("the loop's own work is named when no callout is under way")
-    func reportNamesPhase() async {
-        await offThePool {
+    func reportNamesPhase() async throws {
+        try await offThePool {
             let report = StallMonitor.Report(event: .began, phase: .beforeWaiting, callout: nil, duration: .seconds(2))
             #expect(report.description == "stall began: 2 s in phase beforeWaiting")
             let callout = StallMonitor.Report(

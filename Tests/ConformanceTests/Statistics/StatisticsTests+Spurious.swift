@@ -16,13 +16,13 @@ extension StatisticsTests {
         let factory = BackendFactory(kind: StaleEventBackend.kind) {
             StaleEventBackend(try inner.factory.make(), injector)
         }
-        let (before, after, result) = try await onDedicatedThread {
+        let (before, after, result) = try await offThePool {
             let loop = try Loop.current(creatingWith: factory)
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             let before = loop.statistics
             injector.armed.store(true, ordering: .releasing)
-            try spawnThread {
+            _ = try TestThread {
                 // The loop sleeps again after the sleep with the stale event: another thread's
                 // stop ends that second sleep (a wakeup by another thread), and the run.
                 _ = injector.sleepingAgain.wait(for: hangDeadline)

@@ -27,7 +27,7 @@ struct StatisticsTests {
             }
             ref.value = source
             loop.add(source, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 pipe.fill()
             }
@@ -39,7 +39,7 @@ struct StatisticsTests {
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             let wokenSlept = try repeatUntilSlept(loop) {
-                try spawnThread {
+                _ = try TestThread {
                     guard spinUntilWaiting(loop) else { return loop.stop() }
                     loop.perform { loop.stop() }
                 }

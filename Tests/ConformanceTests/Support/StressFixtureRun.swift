@@ -18,7 +18,7 @@ struct StressFixtureRun: Sendable {
     static func run(
         _ scenario: String, _ backend: BackendKind, limit: Duration = .seconds(900)
     ) async throws -> StressFixtureRun {
-        try await onDedicatedThread {
+        try await offThePool {
             let child = try ChildProgram.run("StressFixture", [scenario, backend.rawValue], limit: limit)
             return StressFixtureRun(
                 status: child.timedOut ? nil : child.status, output: child.output, errors: child.errors)

@@ -28,7 +28,7 @@ struct TimerBoundRaceTests {
     @Test(
         "timers added from another thread, asleep, busy or just after a fire, all fire", arguments: backends)
     func timersAddedFromAnotherThreadFire(_ backend: BackendKind) async throws {
-        let report = try await onDedicatedThread { TimerBoundRace(backend: backend).run(rounds: Self.rounds) }
+        let report = try await offThePool { TimerBoundRace(backend: backend).run(rounds: Self.rounds) }
         if let stuck = report.stuck { Issue.record(Comment(rawValue: stuck)) }
         #expect(report.played == Self.rounds, "\(report.played) of \(Self.rounds) rounds played")
         #expect(report.fired == report.played, "\(report.fired) timers fired in \(report.played) rounds")
@@ -79,7 +79,7 @@ private struct TimerBoundRace {
         let runDone = Latch()
         let backend = self.backend
         do {
-            try spawnThread {
+            _ = try TestThread {
                 defer { runDone.open() }
                 let loop: Loop
                 do {
@@ -94,7 +94,7 @@ private struct TimerBoundRace {
                 loop.add(keepAlive, to: .default)
                 defer { keepAlive.invalidate() }
                 do {
-                    try spawnThread {
+                    _ = try TestThread {
                         defer {
                             posterDone.open()
                             loop.stop()

@@ -15,8 +15,8 @@ struct TimerSlackTests {
             Duration.zero, .nanoseconds(1), .microseconds(1), .microseconds(20), .microseconds(49),
             .microseconds(50), .microseconds(51), .milliseconds(1), .seconds(1),
         ])
-    func waitEndsWithinTolerance(_ tolerance: Duration) async {
-        await offThePool {
+    func waitEndsWithinTolerance(_ tolerance: Duration) async throws {
+        try await offThePool {
             var slack = TimerSlack()
             let instant = ContinuousClock.now + .seconds(1)
             let deadline = instant + tolerance

@@ -10,8 +10,7 @@ import Testing
 struct TimerTests {
     @Test("a one-shot timer fires once, is invalidated before its callout, and never early", arguments: backends)
     func oneShot(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             // The instant the timer is armed with once added: 2 ms from now, or the moment it
             // was added if that came later (a thread descheduled that long: a past instant
             // means now).
@@ -89,8 +88,7 @@ struct TimerTests {
 
     @Test("due timers fire in instant order, ties by order, then by when they were added", arguments: backends)
     func fireOrder(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let specs: [(String, Duration, Int)] = [
                 ("later", .microseconds(10), 0),
                 ("first-added order 0", .zero, 0),
@@ -125,8 +123,7 @@ struct TimerTests {
 
     @Test("a timer falling due while timer callbacks run fires in a later pass", arguments: backends)
     func dueDuringCallbacksWaits(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             let second = try Loop.Timer(fireAt: .now + .seconds(3600)) { _ in trace("second") }
             loop.add(second, to: .default)
@@ -167,8 +164,7 @@ struct TimerTests {
         "a past instant, or the instant being served, set inside the callback fires the timer again in the next pass",
         arguments: backends, ["a past instant", "the instant being served"])
     func setInsideCallbackToPast(_ backend: BackendKind, _ instant: String) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let passes = Atomic<Int>(0)
             loop.add(
                 Loop.Observer(activities: .beforeTimers) { _, _ in passes.add(1, ordering: .relaxed) }, to: .default)
@@ -203,13 +199,12 @@ struct TimerTests {
 
     @Test("re-arming a timer from another thread wakes the sleeping loop", arguments: backends)
     func rearmFromAnotherThread(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         timer.nextFireInstant = .now
                     }
@@ -222,8 +217,7 @@ struct TimerTests {
 
     @Test("adding a sooner timer from another thread wakes the sleeping loop", arguments: backends)
     func addFromAnotherThread(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let far = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(far, to: .default)
             let near = try Loop.Timer(after: .zero) { _ in
@@ -232,7 +226,7 @@ struct TimerTests {
             }
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         loop.add(near, to: .default)
                     }
@@ -256,8 +250,7 @@ struct TimerTests {
 
     @Test("tolerance lets one wakeup serve a timer due later within another's window", arguments: backends)
     func toleranceCoalesces(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             let start = ContinuousClock.now
             // Wakes at 30 ms (the strict timer's instant), serving the tolerant one due at 10 ms.
@@ -274,8 +267,7 @@ struct TimerTests {
 
     @Test("a timer whose callback is running is not called from a nested run", arguments: backends)
     func noReentrantTimer(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let calls = Atomic<Int>(0)
             let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
                 let call = calls.add(1, ordering: .relaxed).newValue
@@ -301,8 +293,7 @@ struct TimerTests {
 
     @Test("a repeating timer invalidated in its own callback never fires again", arguments: backends)
     func invalidateInsideCallback(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .zero, repeating: .microseconds(100)) { timer in
                 trace("fired")
                 timer.invalidate()
@@ -318,8 +309,7 @@ struct TimerTests {
         "a timer removed from a mode stays valid and does not fire there; it fires in its other mode",
         arguments: backends)
     func removeFromOneMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .zero) { _ in trace("fired in \(loop.currentMode!)") }
             loop.add(timer, to: .default)
             loop.add(timer, to: "other")
@@ -332,8 +322,7 @@ struct TimerTests {
 
     @Test("a timer in a mode made common later fires there", arguments: backends)
     func timerReachesLateCommonMode(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.add(
                 try Loop.Timer(after: .milliseconds(1)) { _ in trace("fired in \(loop.currentMode!)") }, to: .common)
             loop.addCommonMode("late")
@@ -346,13 +335,12 @@ struct TimerTests {
         "a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends",
         arguments: backends)
     func invalidateFromAnotherThread(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    try? spawnThread {
+                    _ = try? TestThread {
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         timer.invalidate()
                     }
@@ -365,8 +353,7 @@ struct TimerTests {
 
     @Test("a timer added to a second mode after it fell due still fires in its first mode", arguments: backends)
     func addToSecondModeWhenOverdue(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .microseconds(100)) { _ in trace("fired in \(loop.currentMode!)") }
             loop.add(timer, to: "A")
             let overdue = ContinuousClock.now + .milliseconds(1)
@@ -383,8 +370,7 @@ struct TimerTests {
         "timers due at the same instant with the same order fire in the order they were added, not made",
         arguments: backends)
     func tiesByAddOrder(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let instant = ContinuousClock.now + .milliseconds(1)
             let madeFirst = try Loop.Timer(fireAt: instant) { _ in trace("made first, added second") }
             let madeSecond = try Loop.Timer(fireAt: instant) { _ in trace("made second, added first") }
@@ -407,7 +393,7 @@ struct TimerTests {
                 }
                 if count == 1 {
                     let set = Latch()
-                    try? spawnThread {
+                    _ = try? TestThread {
                         timer.nextFireInstant = .now + .milliseconds(50)
                         set.open()
                     }

@@ -10,8 +10,7 @@ import Testing
 struct Version0SourceTests {
     @Test("signalled sources run by order, then by the time of their first signal", arguments: backends)
     func performOrder(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let late = oneShotSource("order 0, signalled second", order: 0, into: trace)
             let early = oneShotSource("order 0, signalled first", order: 0, into: trace)
             let high = oneShotSource("order -1", order: -1, into: trace)
@@ -29,8 +28,7 @@ struct Version0SourceTests {
 
     @Test("signalling twice before the pass performs the source once", arguments: backends)
     func signalCoalesces(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let source = recordingSource("perform", into: trace)
             loop.add(source, to: .default)
             source.signal()
@@ -43,8 +41,7 @@ struct Version0SourceTests {
 
     @Test("the signalled flag is cleared just before the source is performed", arguments: backends)
     func flagClearedBeforePerform(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let ref = WeakRef<Loop.Source>()
             let source = Loop.Source { trace("inside: signalled \(ref.value!.isSignalled)") }
             ref.value = source
@@ -59,8 +56,7 @@ struct Version0SourceTests {
 
     @Test("a source signalled during a pass waits for the next pass", arguments: backends)
     func signalDuringPassWaits(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.beforeSources], into: trace)
             let second = oneShotSource("second", into: trace)
             let ref = WeakRef<Loop.Source>()
@@ -80,8 +76,7 @@ struct Version0SourceTests {
 
     @Test("with returnAfterSourceHandled only the first signalled source runs", arguments: backends)
     func onlyFirstWhenReturning(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let results = try await onLoopThread(backend) { loop in
+        let (results, trace) = try await traced(backend) { loop, trace in
             let a = oneShotSource("a", order: 1, into: trace)
             let b = oneShotSource("b", order: 2, into: trace)
             loop.add(a, to: .default)
@@ -100,8 +95,7 @@ struct Version0SourceTests {
     @Test(
         "schedule and cancel run once per concrete mode, on the calling thread, with no lock held", arguments: backends)
     func scheduleAndCancel(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.addCommonMode("x")
             let ref = WeakRef<Loop.Source>()
             let source = Loop.Source(
@@ -125,8 +119,7 @@ struct Version0SourceTests {
 
     @Test("a source invalidated inside its own callout is never performed again", arguments: backends)
     func invalidateInsideCallout(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let valid = try await onLoopThread(backend) { loop in
+        let (valid, trace) = try await traced(backend) { loop, trace in
             let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 trace("perform")
@@ -147,8 +140,7 @@ struct Version0SourceTests {
 
     @Test("two sources with the same callbacks are two items", arguments: backends)
     func identityNotCallbacks(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let perform: @Sendable () -> Void = { trace("perform") }
             let a = Loop.Source(perform: perform)
             let b = Loop.Source(perform: perform)
@@ -164,8 +156,7 @@ struct Version0SourceTests {
 
     @Test("signal from another thread wakes a sleeping loop without wakeUp", arguments: backends)
     func signalWakes(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 trace("performed")
@@ -175,7 +166,7 @@ struct Version0SourceTests {
             loop.add(source, to: .default)
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    try? spawnThread {
+                    _ = try? TestThread {
                         // The loop is about to sleep; signal once it does.
                         guard spinUntilWaiting(loop) else { return loop.stop() }
                         source.signal()
@@ -204,8 +195,7 @@ struct Version0SourceTests {
 
     @Test("signal on a version-1 source has no effect", arguments: backends)
     func signalOnVersion1(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let (source, _) = try keepAliveSource()
             loop.add(source, to: .default)
             source.signal()

@@ -180,7 +180,7 @@ private func onCountingLoopThread<T: Sendable>(
 ) async throws -> T {
     let counter = RegistrationCounter()
     let factory = BackendFactory(kind: backend) { CountingBackend(try backend.factory.make(), counter: counter) }
-    return try await onThreadWithoutLoop {
+    return try await offThePool {
         try body(try Loop.current(creatingWith: factory), counter)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 struct PortCapacityTests {
     @Test("a capacity below 1 is refused with an ArgumentError naming it")
     func capacityValidated() async throws {
-        try await offThePool {
+        try await offThePool { () throws in
             for capacity in [0, -1] {
                 #expect(throws: ArgumentError.self) { _ = try Loop.Port<Int>(capacity: capacity) }
                 do {
@@ -28,8 +28,7 @@ struct PortCapacityTests {
 
     @Test("trySend on a full port hands the message back; a source taking the messages makes room", arguments: backends)
     func trySendReportsFull(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let port = try Loop.Port<Int>(capacity: 2)
             for message in 1...3 { trace(port.trySend(message).label) }
             let source = Loop.Source(port: port) { message in trace("received \(message)") }
@@ -46,8 +45,7 @@ struct PortCapacityTests {
         "messages a source took in a batch hold their places until each is handed to the handler",
         arguments: backends)
     func batchCountsUntilHanded(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let port = try Loop.Port<Int>(capacity: 2)
             port.send(1)
             port.send(2)

@@ -14,7 +14,7 @@ struct PortMessagesTests {
         let worker = try LoopThread(backend: backend)
         defer { worker.stop() }
         let port = try Loop.Port<Int>()
-        let producer = try JoinableThread {
+        let producer = try TestThread {
             for message in 1...2_000 { port.send(message) }
             port.close()
         }

@@ -9,8 +9,7 @@ extension Version1SourceTests {
         "a port source that invalidates itself receives no further message; the rest stay in the port",
         arguments: backends)
     func portSourceInvalidatedMidBatch(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             let port = try Loop.Port<Int>()
             for message in 1...3 { port.send(message) }
             let ref = WeakRef<Loop.Source>()

@@ -21,7 +21,7 @@ extension Version1SourceTests {
             loop.add(keepAlive, to: .default)
             let kernel = try KernelRegistrations.find(for: loop)
             let inKernel = Lock("never read")
-            try spawnThread {
+            _ = try TestThread {
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 source.invalidate()
                 // Read before the close, which would drop an epoll entry by itself.
@@ -56,7 +56,7 @@ extension Version1SourceTests {
             let outcome = Lock<String>("")
             let inKernel = Lock("never read")
             let done = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 loop.remove(source, from: .default)
                 // Read before the close, which would drop an epoll entry by itself.
                 inKernel.withLock { $0 = kernelAccount(kernel, holds: 0) }
@@ -89,7 +89,7 @@ extension Version1SourceTests {
             loop.run(timeout: .zero)
             let before = epollWatches(inode: inode)
             let done = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 source.invalidate()
                 done.open()
             }

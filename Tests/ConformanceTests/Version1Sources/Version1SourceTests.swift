@@ -238,15 +238,14 @@ struct Version1SourceTests {
 
     @Test("a port delivers every message in order, from any thread, waking the loop", arguments: backends)
     func portMessages(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let result = try await onLoopThread(backend) { loop in
+        let (result, trace) = try await traced(backend) { loop, trace in
             let port = try Loop.Port<Int>()
             let source = Loop.Source(port: port) { message in
                 trace("message \(message)")
                 if message == 100 { loop.stop() }
             }
             loop.add(source, to: .default)
-            try spawnThread {
+            _ = try TestThread {
                 for message in 1...100 { port.send(message) }
             }
             return loop.run(timeout: generousDeadline)
@@ -257,8 +256,7 @@ struct Version1SourceTests {
 
     @Test("every message queued before the port is found ready is delivered in that pass", arguments: backends)
     func portBatch(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        try await onLoopThread(backend) { loop in
+        let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             let port = try Loop.Port<String>()
             let source = Loop.Source(port: port) { trace($0) }

@@ -19,15 +19,3 @@ final class Trace: Sendable {
     /// The events so far, in order.
     var all: [String] { events.withLock { $0 } }
 }
-
-/// Runs `body` on a thread of its own (it may block) and returns its result, holding no
-/// cooperative thread meanwhile.
-func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        do {
-            try spawnThread { continuation.resume(returning: body()) }
-        } catch {
-            continuation.resume(throwing: error)
-        }
-    }
-}

@@ -131,7 +131,7 @@ enum ReuseScenario {
     private static func onOwnThread(_ backend: BackendKind, _ body: @escaping @Sendable (Loop) throws -> Void) throws {
         let watchdog = try Watchdog("the descriptor reuse scenario on \(backend)")
         defer { watchdog.stop() }
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             do {
                 try body(try Loop.current(backend: backend))
             } catch {
