@@ -83,10 +83,10 @@ struct BackendConformanceFailureTests {
 }
 
 /// A built-in backend with one promise broken.
-private final class BrokenBackend: Backend {
+private final class BrokenBackend: WrappingBackend {
     enum Breach: Sendable { case ignoresRegistrations, returnsAtOnce, wrongErrno, deafWaker }
 
-    private let inner: any Backend
+    let inner: any Backend
     private let breach: Breach
     let kind = BackendKind(name: "broken")
 
@@ -100,8 +100,6 @@ private final class BrokenBackend: Backend {
     }
 
     var waker: any BackendWaker { breach == .deafWaker ? DeafWaker() : inner.waker }
-    var embedding: EmbeddingSupport { inner.embedding }
-    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         if breach == .wrongErrno, fcntl(descriptor, F_GETFD) == -1 { throw SystemError("register", errno: EINVAL) }

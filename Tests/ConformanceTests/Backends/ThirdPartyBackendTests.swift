@@ -82,10 +82,10 @@ struct ThirdPartyBackendTests {
 
 /// A backend written "outside RunLoopKit": it forwards every call to a built-in backend, and
 /// names itself `forwarding`. It counts its waits, so a test can see the loop used it.
-final class ForwardingBackend: Backend {
+final class ForwardingBackend: WrappingBackend {
     static let kind = BackendKind(name: "forwarding")
 
-    fileprivate let inner: any Backend
+    let inner: any Backend
     /// How many waits the loop made; read through `Loop.withBackend`.
     let waits = Atomic<Int>(0)
 
@@ -102,25 +102,10 @@ final class ForwardingBackend: Backend {
         BackendFactory(kind: kind) { ForwardingBackend(try inner.factory.make()) }
     }
 
-    var waker: any BackendWaker { inner.waker }
-
-    func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.register(descriptor, token: token, interest: interest)
-    }
-
-    func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
-        try inner.unregister(descriptor, token: token)
-    }
-
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         waits.add(1, ordering: .relaxed)
         try inner.wait(timeout: timeout, into: &events)
     }
-
-    // A wrapper states both values by forwarding them: over the GLib backend, GLib's sources
-    // are served (the phase is the GLib backend's), and a host can wait where the inner can.
-    var embedding: EmbeddingSupport { inner.embedding }
-    var ownSources: OwnSourceServing { inner.ownSources }
 }
 
 /// Over the GLib backend, the kit's check of rule G1 makes one of GLib's sources through it.

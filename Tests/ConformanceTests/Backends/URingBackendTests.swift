@@ -13,32 +13,30 @@ import Testing
 /// lost wake fails the test instead of hanging it.
 @Suite("io_uring backend")
 struct URingBackendTests {
+    /// The io_uring tests run where io_uring can start.
+    static let uringStarts: ConditionTrait = .enabled(
+        if: backends.contains(.uring), "io_uring cannot start here: see Backend availability")
+
     @Test(
         "a completion for an unregistered descriptor is never delivered",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func unregisteredIsNeverDelivered() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
-        let reported = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        let reported = try await onURing { backend, wait in
             var tokens: [Token] = []
             // Armed and idle, then made ready, then unregistered before any wait sees it: the
             // readiness completion (and the cancellation's own) must both be dropped.
             try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            try waitOut(backend, timeout: .zero, into: &events)
-            tokens += events.map(\.token)
+            tokens += try wait(.zero).map(\.token)
             pipe.fill()
             try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
-            try waitOut(backend, timeout: .milliseconds(20), into: &events)
-            tokens += events.map(\.token)
+            tokens += try wait(.milliseconds(20)).map(\.token)
             // Reported once (so the poll completed and was re-armed), then unregistered.
             try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
-            try waitOut(backend, timeout: generousDeadline, into: &events)
-            tokens += events.map(\.token)
+            tokens += try wait(generousDeadline).map(\.token)
             try backend.unregister(pipe.readEnd, token: Token(rawValue: 2))
-            try waitOut(backend, timeout: .milliseconds(20), into: &events)
-            tokens += events.map(\.token)
+            tokens += try wait(.milliseconds(20)).map(\.token)
             return tokens
         }
         #expect(reported == [Token(rawValue: 2)])
@@ -46,13 +44,11 @@ struct URingBackendTests {
 
     @Test(
         "register, unregister and re-register in quick succession: only the newest token is reported",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func onlyTheNewestTokenIsReported() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
-        let stale = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        let stale = try await onURing { backend, wait in
             var stale: [ReadyEvent] = []
             pipe.fill() // Ready throughout: every arming completes at once.
             var token: UInt64 = 0
@@ -62,14 +58,13 @@ struct URingBackendTests {
                     token += 1
                     try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
                     if round % 2 == 0 {
-                        try waitOut(backend, timeout: .zero, into: &events)
-                        stale += events.filter { $0.token != Token(rawValue: token) }
+                        stale += try wait(.zero).filter { $0.token != Token(rawValue: token) }
                     }
                     try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
                 }
                 token += 1
                 try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
-                try waitOut(backend, timeout: generousDeadline, into: &events)
+                let events = try wait(generousDeadline)
                 stale += events.filter { $0.token != Token(rawValue: token) }
                 if events.isEmpty { Issue.record("round \(round): the ready pipe was not reported") }
                 try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
@@ -81,24 +76,20 @@ struct URingBackendTests {
 
     @Test(
         "registering again under a new token replaces it: the old one is never reported again",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func reregisteringReplacesTheToken() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
-        let reported = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        let reported = try await onURing { backend, wait in
             var tokens: [Token] = []
             try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
             pipe.fill()
-            try waitOut(backend, timeout: generousDeadline, into: &events)
-            tokens += events.map(\.token)
+            tokens += try wait(generousDeadline).map(\.token)
             // As Core changes a registration: unregister, register under a new token.
             try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
             try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
             for _ in 0..<2 {
-                try waitOut(backend, timeout: generousDeadline, into: &events)
-                tokens += events.map(\.token)
+                tokens += try wait(generousDeadline).map(\.token)
             }
             return tokens
         }
@@ -107,23 +98,19 @@ struct URingBackendTests {
 
     @Test(
         "level-triggered: an unread pipe is reported by consecutive waits, a drained one is not",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func levelTriggered() async throws {
         let pipe = try Pipe()
         defer { pipe.close() }
-        let waits = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        let waits = try await onURing { backend, wait in
             var waits: [[ReadyEvent]] = []
             try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
             pipe.fill()
             for _ in 0..<3 {
-                try waitOut(backend, timeout: generousDeadline, into: &events)
-                waits.append(events)
+                waits.append(try wait(generousDeadline))
             }
             pipe.drain()
-            try waitOut(backend, timeout: .milliseconds(20), into: &events)
-            waits.append(events)
+            waits.append(try wait(.milliseconds(20)))
             return waits
         }
         let readable = [ReadyEvent(token: Token(rawValue: 7), readiness: .readable)]
@@ -132,47 +119,39 @@ struct URingBackendTests {
 
     @Test(
         "a wake from another thread ends a forever-wait",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func wakeFromAnotherThread() async throws {
-        try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
+        try await onURing { backend, wait in
             let waker = backend.waker
-            var events: [ReadyEvent] = []
             // Wake repeatedly, each time from a new thread, and wait forever each time: every
             // wake must end its wait, whether it lands before or during it.
             for _ in 0..<50 {
                 _ = try TestThread { waker.wake() }
-                try waitOut(backend, timeout: nil, into: &events)
-                #expect(events == [])
+                #expect(try wait(nil) == [])
             }
         }
     }
 
     @Test(
         "a wake posted before the wait begins is not lost, and many wakes make one",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func wakeBeforeWait() async throws {
-        try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        try await onURing { backend, wait in
             for _ in 0..<3 { backend.waker.wake() }
-            try waitOut(backend, timeout: nil, into: &events)
+            _ = try wait(nil)
             // The wake was consumed: the next wake sends again and ends the next wait.
             backend.waker.wake()
-            try waitOut(backend, timeout: nil, into: &events)
-            #expect(events == [])
+            #expect(try wait(nil) == [])
         }
     }
 
     @Test(
         "a wait with nothing to report is never shorter than its timeout",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func timeoutIsNotEarly() async throws {
-        let elapsed = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
-            var events: [ReadyEvent] = []
+        let elapsed = try await onURing { backend, wait in
             let start = ContinuousClock.now
-            try waitOut(backend, timeout: .microseconds(15_500), into: &events)
+            _ = try wait(.microseconds(15_500))
             return ContinuousClock.now - start
         }
         #expect(elapsed >= .microseconds(15_500))
@@ -180,18 +159,16 @@ struct URingBackendTests {
 
     @Test(
         "unregistering releases the descriptor at once: closing it really closes it",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func unregisterReleasesTheFile() async throws {
-        let peerSawHangUp = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
+        let peerSawHangUp = try await onURing { backend, wait in
             var ends: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
                 throw SystemError("socketpair", errno: currentErrno())
             }
             defer { close(ends[1]) }
-            var events: [ReadyEvent] = []
             try backend.register(ends[0], token: Token(rawValue: 1), interest: .readable)
-            try waitOut(backend, timeout: .zero, into: &events) // The poll is armed and holds the file.
+            _ = try wait(.zero) // The poll is armed and holds the file.
             try backend.unregister(ends[0], token: Token(rawValue: 1))
             close(ends[0])
             // Checked while the backend lives and before this thread waits again: no poll
@@ -240,31 +217,45 @@ struct URingBackendTests {
     /// descriptor readable for the host; the next wait reports the event and drops the no-op.
     @Test(
         "the host wait's preparation with an event already harvested makes the ring's descriptor readable at once",
-        .enabled(if: backends.contains(.uring), "io_uring cannot start here: see Backend availability"))
+        Self.uringStarts)
     func preparedWithEventInHand() async throws {
         let watched = try Pipe()
         defer { watched.close() }
         let stranger = try Pipe()
         defer { stranger.close() }
-        let (polled, reported) = try await onLoopThread(.uring) { _ in
-            let backend = try URingBackend()
+        let (polled, reported) = try await onURing { backend, wait in
             guard case let .descriptor(ring, prepare?) = backend.embedding else { return (Int32(-1), [ReadyEvent]()) }
-            var events: [ReadyEvent] = []
             try backend.register(watched.readEnd, token: Token(rawValue: 1), interest: .readable)
             watched.fill()
             // The poll completes once (the file is checked again before the next arming)...
-            try waitOut(backend, timeout: generousDeadline, into: &events)
+            let events = try wait(generousDeadline)
             // ...and the number now names another file, with nothing to read.
             guard dup2(stranger.readEnd, watched.readEnd) == watched.readEnd else { return (Int32(-2), events) }
             try prepare()
             var entry = pollfd(fd: ring, events: Int16(POLLIN), revents: 0)
             let polled = poll(&entry, 1, Int32(hangDeadline.components.seconds * 1000))
-            try waitOut(backend, timeout: .zero, into: &events)
+            let reported = try wait(.zero)
             try backend.unregister(watched.readEnd, token: Token(rawValue: 1))
-            return (polled, events)
+            return (polled, reported)
         }
         #expect(polled == 1, "the host's poll of the ring's descriptor (1: readable, 0: timed out)")
         #expect(reported == [ReadyEvent(token: Token(rawValue: 1), readiness: .error)])
+    }
+}
+/// Runs `body` on a thread of its own with a new io_uring backend, driven directly (the thread's
+/// loop, ``onLoopThread(_:within:fileID:line:_:)``'s, stays unused), under a deadline that fails
+/// the test where a lost wake would hang it. `wait` waits the backend out (``waitOut``) for a
+/// timeout and returns what it reported.
+private func onURing<T: Sendable>(
+    _ body: @escaping @Sendable (URingBackend, _ wait: (Duration?) throws -> [ReadyEvent]) throws -> T
+) async throws -> T {
+    try await onLoopThread(.uring) { _ in
+        let backend = try URingBackend()
+        var events: [ReadyEvent] = []
+        return try body(backend) { timeout in
+            try waitOut(backend, timeout: timeout, into: &events)
+            return events
+        }
     }
 }
 #endif

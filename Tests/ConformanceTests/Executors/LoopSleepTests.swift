@@ -24,16 +24,7 @@ struct LoopSleepTests {
     func cancelledWhileWaiting(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep", backend: backend)
         defer { worker.stop() }
-        // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
-        // suite's other tests may keep busy for longer than the deadline.
-        let host = try LoopThread(name: "sleeper", backend: backend)
-        defer { host.stop() }
-        let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
-        #expect(
-            await eventually(within: generousDeadline) { worker.loop.timerCount(in: .default) == 1 },
-            "the sleep's timer is armed")
-        sleeper.cancel()
-        let outcome = try await within(generousDeadline) { await sleeper.result }
+        let outcome = try await armedSleep(on: worker.loop, backend, endedBy: { $0.cancel() })
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(worker.loop.timerCount(in: .default) == 0)
     }
@@ -55,16 +46,7 @@ struct LoopSleepTests {
     @Test("a loop that ends while a task sleeps on it ends the sleep with LoopEndedError", arguments: backends)
     func loopEndsWhileSleeping(_ backend: BackendKind) async throws {
         let worker = try LoopThread(name: "sleep", backend: backend)
-        // The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the
-        // suite's other tests may keep busy for longer than the deadline.
-        let host = try LoopThread(name: "sleeper", backend: backend)
-        defer { host.stop() }
-        let sleeper = sleeper(on: host.loop, sleepingOn: worker.loop)
-        #expect(
-            await eventually(within: generousDeadline) { worker.loop.timerCount(in: .default) == 1 },
-            "the sleep's timer is armed")
-        worker.stop()
-        let outcome = try await within(generousDeadline) { await sleeper.result }
+        let outcome = try await armedSleep(on: worker.loop, backend, endedBy: { _ in worker.stop() })
         #expect(throws: LoopEndedError.self) { try outcome.get() }
     }
 
@@ -88,6 +70,23 @@ struct LoopSleepTests {
             }
         }
     }
+}
+
+/// Starts a task sleeping an hour on `loop` (``sleeper(on:sleepingOn:)``), expects its timer to
+/// be armed, ends the sleep with `end` and returns how it ended.
+///
+/// The sleeper runs on a loop of its own, not on Swift's cooperative pool, which the suite's
+/// other tests may keep busy for longer than the deadline.
+private func armedSleep(
+    on loop: Loop, _ backend: BackendKind, endedBy end: (Task<Void, any Error>) -> Void
+) async throws -> Result<Void, any Error> {
+    let host = try LoopThread(name: "sleeper", backend: backend)
+    defer { host.stop() }
+    let sleeper = sleeper(on: host.loop, sleepingOn: loop)
+    #expect(
+        await eventually(within: generousDeadline) { loop.timerCount(in: .default) == 1 }, "the sleep's timer is armed")
+    end(sleeper)
+    return try await within(generousDeadline) { await sleeper.result }
 }
 
 /// A task on `host`'s executor that sleeps an hour on `loop`.

@@ -59,14 +59,12 @@ struct TaskSleepTests {
         "main-actor code on Loop.main (LoopExecutorFactory): Task.sleep reaches the main loop only when preferring it",
         arguments: backends)
     func mainActorSleeps(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(backend, "main-actor-sleep") == [
-                    "Task.sleep: 0 loop timer(s)",
-                    "Task.sleep preferring Loop.main: 1 loop timer(s)",
-                    "Loop.main.sleep: 1 loop timer(s), on main: true",
-                ])
-        }
+        #expect(
+            try await runMainLoopFixture(backend, "main-actor-sleep") == [
+                "Task.sleep: 0 loop timer(s)",
+                "Task.sleep preferring Loop.main: 1 loop timer(s)",
+                "Loop.main.sleep: 1 loop timer(s), on main: true",
+            ])
     }
 
     @Test("a cancelled Task.sleep's pending job does not keep a mode alive", arguments: backends)

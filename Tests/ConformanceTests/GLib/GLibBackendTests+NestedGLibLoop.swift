@@ -74,13 +74,11 @@ extension GLibBackendTests {
     /// `@MainActor` work (in a child process: the main thread's loop).
     @Test("Loop.main on GLib: a nested GMainLoop serves DispatchQueue.main and @MainActor work")
     func nestedGLibLoopServesMainQueue() async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(.glib, "glib-nested-main-queue") == [
-                    "glib idle", "main queue block in the nested loop", "main actor task in the nested loop",
-                    "nested loop returned, guard: false", "run: stopped",
-                ])
-        }
+        #expect(
+            try await runMainLoopFixture(.glib, "glib-nested-main-queue") == [
+                "glib idle", "main queue block in the nested loop", "main actor task in the nested loop",
+                "nested loop returned, guard: false", "run: stopped",
+            ])
     }
 }
 

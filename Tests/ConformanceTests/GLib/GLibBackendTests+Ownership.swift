@@ -19,34 +19,30 @@ extension GLibBackendTests {
         "Loop.main on GLib owns the default context for each whole run: g_main_context_invoke(NULL) from workers, while the main thread is in a callout and while it waits, runs every function on the main thread, one at a time"
     )
     func mainLoopOwnsDefaultContext() async throws {
-        try await offThePool { () throws in
-            let run = try ChildProgram.run("MainLoopFixture", ["glib", "glib-invoke-ownership"], limit: .seconds(120))
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-            #expect(
-                run.lines == [
-                    "owner in a timer: true", "owner in a main queue block: true", "owner after a nested run: true",
-                    "owner in a main actor task: true", "run: stopped", "owner after the run: false",
-                    "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
-                    "ran while main-thread code ran: 0",
-                ])
-        }
+        let run = try await ChildProgram.run("MainLoopFixture", ["glib", "glib-invoke-ownership"], limit: .seconds(120))
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
+        #expect(
+            run.lines == [
+                "owner in a timer: true", "owner in a main queue block: true", "owner after a nested run: true",
+                "owner in a main actor task: true", "run: stopped", "owner after the run: false",
+                "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
+                "ran while main-thread code ran: 0",
+            ])
     }
 
     /// GLib's own loop under the same stress (`g_main_loop_run` on the default context, the
     /// callout a GLib timeout's): the figures RunLoopKit's must equal, side by side.
     @Test("GLib's own g_main_loop_run under the same stress: every function on the main thread, one at a time")
     func gMainLoopReference() async throws {
-        try await offThePool { () throws in
-            let run = try ChildProgram.run(
-                "MainLoopFixture", ["epoll", "glib-invoke-ownership-reference"], limit: .seconds(120))
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-            #expect(
-                run.lines == [
-                    "owner in a GLib timeout: true", "g_main_loop_run returned", "owner after the run: false",
-                    "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
-                    "ran while main-thread code ran: 0",
-                ])
-        }
+        let run = try await ChildProgram.run(
+            "MainLoopFixture", ["epoll", "glib-invoke-ownership-reference"], limit: .seconds(120))
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
+        #expect(
+            run.lines == [
+                "owner in a GLib timeout: true", "g_main_loop_run returned", "owner after the run: false",
+                "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
+                "ran while main-thread code ran: 0",
+            ])
     }
 
     @Test(

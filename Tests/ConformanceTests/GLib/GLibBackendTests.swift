@@ -222,13 +222,11 @@ struct GLibBackendTests {
 
     @Test("Loop.main on GLib serves GLib's default context with DispatchQueue.main and @MainActor, on the main thread")
     func mainLoopServesDefaultContext() async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(.glib, "glib-default-context") == [
-                    "glib idle, main thread", "main queue block, main thread", "glib timeout, main thread",
-                    "main actor task, main thread", "run: stopped",
-                ])
-        }
+        #expect(
+            try await runMainLoopFixture(.glib, "glib-default-context") == [
+                "glib idle, main thread", "main queue block, main thread", "glib timeout, main thread",
+                "main actor task, main thread", "run: stopped",
+            ])
     }
 
     @Test(

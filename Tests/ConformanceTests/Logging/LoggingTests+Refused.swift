@@ -69,19 +69,17 @@ struct RefusedDescriptorLoggingTests {
         "the dispatch main queue the backend refuses to watch: an error record with the backend's error",
         arguments: backends.filter { $0.rawValue != "uring" })
     func refusedMainQueueRecord(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let lines = try runMainLoopFixture(backend, "main-queue-refused")
-            let error = SystemError(registrationOperation(backend), errno: EPERM)
-            try #require(lines.count == 4, "\(lines)")
-            #expect(lines[0] == "record error cannot watch the dispatch main queue: \(error)")
-            // The descriptor is the dispatch main queue's eventfd, whatever its number.
-            let metadata = lines[1].split(separator: ";")
-            #expect(metadata.count == 3, "\(lines[1])")
-            #expect(metadata.first?.hasPrefix("metadata descriptor=") == true, "\(lines[1])")
-            #expect(Int32(metadata.first?.split(separator: "=").last ?? "") != nil, "\(lines[1])")
-            #expect(Array(metadata.dropFirst()) == ["loop=Loop(\(backend), main)", "report=cannot-watch-main-queue"])
-            #expect(lines[2] == "error \(error)")
-            #expect(lines[3] == "run: timedOut")
-        }
+        let lines = try await runMainLoopFixture(backend, "main-queue-refused")
+        let error = SystemError(registrationOperation(backend), errno: EPERM)
+        try #require(lines.count == 4, "\(lines)")
+        #expect(lines[0] == "record error cannot watch the dispatch main queue: \(error)")
+        // The descriptor is the dispatch main queue's eventfd, whatever its number.
+        let metadata = lines[1].split(separator: ";")
+        #expect(metadata.count == 3, "\(lines[1])")
+        #expect(metadata.first?.hasPrefix("metadata descriptor=") == true, "\(lines[1])")
+        #expect(Int32(metadata.first?.split(separator: "=").last ?? "") != nil, "\(lines[1])")
+        #expect(Array(metadata.dropFirst()) == ["loop=Loop(\(backend), main)", "report=cannot-watch-main-queue"])
+        #expect(lines[2] == "error \(error)")
+        #expect(lines[3] == "run: timedOut")
     }
 }

@@ -46,115 +46,16 @@ struct DebugDescriptionTests {
             once.invalidate()
         }
         let fd = pipe.readEnd
-        let idle = """
-            Loop(\(backend)) {
-              current mode: none (not running)
-              waiting: no
-              common modes: "kRunLoopDefaultMode", "tracking"
-              common items:
-                source: version 0, order 5
-                timer: fires in 3600 s, every 60 s, tolerance 0 s, order 1
-              queued blocks: 3
-              mode "kRunLoopDefaultMode":
-                sources:
-                  version 0, order -1, signalled
-                  descriptor \(fd), readable, order 0
-                  port, order 2
-                  version 0, order 5
-                timers:
-                  fires in 8 s, once, tolerance 250 ms, order 0
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers:
-                  activities [beforeWaiting, afterWaiting], order 0, repeats
-                  activities entry, order 3, once
-                queued blocks: 1
-              mode "paused":
-                sources: none
-                timers: none
-                observers: none
-                queued blocks: 1
-              mode "tracking":
-                sources:
-                  version 0, order 5
-                timers:
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers: none
-                queued blocks: 2
-            }
-            """
+        // Idle, before the run: every block queued, the one-shot entry observer still there.
+        let idle = described(backend, fd, mode: "none (not running)", queued: 3, entry: true, inDefault: 1, inTracking: 2)
         // In the first drain of the default run: the block describing is running (not queued),
         // the source is not performed yet, and the one-shot entry observer is gone.
-        let running = """
-            Loop(\(backend)) {
-              current mode: "kRunLoopDefaultMode"
-              waiting: no
-              common modes: "kRunLoopDefaultMode", "tracking"
-              common items:
-                source: version 0, order 5
-                timer: fires in 3600 s, every 60 s, tolerance 0 s, order 1
-              queued blocks: 2
-              mode "kRunLoopDefaultMode":
-                sources:
-                  version 0, order -1, signalled
-                  descriptor \(fd), readable, order 0
-                  port, order 2
-                  version 0, order 5
-                timers:
-                  fires in 8 s, once, tolerance 250 ms, order 0
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers:
-                  activities [beforeWaiting, afterWaiting], order 0, repeats
-                queued blocks: 0
-              mode "paused":
-                sources: none
-                timers: none
-                observers: none
-                queued blocks: 1
-              mode "tracking":
-                sources:
-                  version 0, order 5
-                timers:
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers: none
-                queued blocks: 1
-            }
-            """
+        let running = described(
+            backend, fd, mode: "\"kRunLoopDefaultMode\"", queued: 2, entry: false, inDefault: 0, inTracking: 1)
         // In the tracking run nested in that block, in its drain: the tracking block is running.
-        let nested = """
-            Loop(\(backend)) {
-              current mode: "tracking", nested in "kRunLoopDefaultMode"
-              waiting: no
-              common modes: "kRunLoopDefaultMode", "tracking"
-              common items:
-                source: version 0, order 5
-                timer: fires in 3600 s, every 60 s, tolerance 0 s, order 1
-              queued blocks: 1
-              mode "kRunLoopDefaultMode":
-                sources:
-                  version 0, order -1, signalled
-                  descriptor \(fd), readable, order 0
-                  port, order 2
-                  version 0, order 5
-                timers:
-                  fires in 8 s, once, tolerance 250 ms, order 0
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers:
-                  activities [beforeWaiting, afterWaiting], order 0, repeats
-                queued blocks: 0
-              mode "paused":
-                sources: none
-                timers: none
-                observers: none
-                queued blocks: 1
-              mode "tracking":
-                sources:
-                  version 0, order 5
-                timers:
-                  fires in 3600 s, every 60 s, tolerance 0 s, order 1
-                observers: none
-                queued blocks: 0
-            }
-            """
+        let nested = described(
+            backend, fd, mode: "\"tracking\", nested in \"kRunLoopDefaultMode\"", queued: 1, entry: false,
+            inDefault: 0, inTracking: 0)
         #expect(texts.all == [idle, running, nested])
     }
 
@@ -181,4 +82,48 @@ struct DebugDescriptionTests {
         #expect(lines.dropFirst().prefix(2) == ["  current mode: \"kRunLoopDefaultMode\"", "  waiting: yes"])
         #expect(lines.contains("      fires in 3600 s, every 3600 s, tolerance 0 s, order 0"))
     }
+}
+
+/// The scripted loop's description at one moment: the current mode, the blocks queued (in all,
+/// for the default mode, for tracking; one stays queued for "paused") and whether the one-shot
+/// entry observer is still there differ, the rest is the script's.
+private func described(
+    _ backend: BackendKind, _ fd: Int32, mode: String, queued: Int, entry: Bool, inDefault: Int, inTracking: Int
+) -> String {
+    let entryObserver = entry ? "\n          activities entry, order 3, once" : ""
+    return """
+        Loop(\(backend)) {
+          current mode: \(mode)
+          waiting: no
+          common modes: "kRunLoopDefaultMode", "tracking"
+          common items:
+            source: version 0, order 5
+            timer: fires in 3600 s, every 60 s, tolerance 0 s, order 1
+          queued blocks: \(queued)
+          mode "kRunLoopDefaultMode":
+            sources:
+              version 0, order -1, signalled
+              descriptor \(fd), readable, order 0
+              port, order 2
+              version 0, order 5
+            timers:
+              fires in 8 s, once, tolerance 250 ms, order 0
+              fires in 3600 s, every 60 s, tolerance 0 s, order 1
+            observers:
+              activities [beforeWaiting, afterWaiting], order 0, repeats\(entryObserver)
+            queued blocks: \(inDefault)
+          mode "paused":
+            sources: none
+            timers: none
+            observers: none
+            queued blocks: 1
+          mode "tracking":
+            sources:
+              version 0, order 5
+            timers:
+              fires in 3600 s, every 60 s, tolerance 0 s, order 1
+            observers: none
+            queued blocks: \(inTracking)
+        }
+        """
 }

@@ -32,83 +32,71 @@ struct AsyncMainTests {
         "built with -disable-availability-checking, DefaultExecutorFactory = LoopExecutorFactory puts the async main on the main loop; returning exits with status 0",
         arguments: backends)
     func asyncMainWithFlag(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("AsyncMainFixture", [backend.rawValue])
-            #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("AsyncMainFixture", [backend.rawValue])
+        #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "an error thrown by the async main is reported as Swift reports it: a fatal error naming it, and a trap",
         arguments: backends)
     func asyncMainThrows(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("AsyncMainFixture", [backend.rawValue, "throw"])
-            #expect(run.lines == Self.checks + ["throwing"])
-            #expect(run.crashed && run.status == SIGILL)
-            #expect(
-                run.errors.contains(
-                    "Fatal error: Error raised at top level: AsyncMainChecks.AsyncMainFixtureError.requested"),
-                "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("AsyncMainFixture", [backend.rawValue, "throw"])
+        #expect(run.lines == Self.checks + ["throwing"])
+        #expect(run.crashed && run.status == SIGILL)
+        #expect(
+            run.errors.contains(
+                "Fatal error: Error raised at top level: AsyncMainChecks.AsyncMainFixtureError.requested"),
+            "\(run.errors)")
     }
 
     @Test(
         "the same program built without the flag keeps Dispatch's main executor, and the checks see it",
         arguments: backends)
     func asyncMainWithoutFlag(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("AsyncMainFallbackFixture", [backend.rawValue])
-            #expect(
-                run.lines == [
-                    "the main loop uses the requested backend: true", "main executor is the main loop: false",
-                ])
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("AsyncMainFallbackFixture", [backend.rawValue])
+        #expect(
+            run.lines == [
+                "the main loop uses the requested backend: true", "main executor is the main loop: false",
+            ])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "a synchronous main that installs the factory (LoopExecutorFactory.install() or the runtime's _createExecutors) and runs Loop.main.run { … }",
         arguments: backends.flatMap { backend in ["install", "createExecutors"].map { (backend, $0) } })
     func synchronousMainInstalls(_ backend: BackendKind, _ how: String) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, how])
-            #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, how])
+        #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "the main actor's executor driven by hand: run() until stop(), which waits for a nested loop run to end; runUntil(_:); a stop() with no run active is not kept",
         arguments: backends)
     func executorRunAndStop(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "executor-run"])
-            #expect(
-                run.lines == [
-                    "job on the running main loop: true", "timer stops the nested run", "nested run: stopped",
-                    "run returned", "condition set", "runUntil returned", "served after a stop with no run active",
-                    "run returned",
-                ])
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "executor-run"])
+        #expect(
+            run.lines == [
+                "job on the running main loop: true", "timer stops the nested run", "nested run: stopped",
+                "run returned", "condition set", "runUntil returned", "served after a stop with no run active",
+                "run returned",
+            ])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "install() after the main actor was used, and twice: the main actor's earlier work still runs on the main loop",
         arguments: backends)
     func lateInstall(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "late-install"])
-            #expect(
-                run.lines == [
-                    "installed before: false", "installed: true",
-                    "task queued before install: on the running main loop true",
-                    "run: stopped",
-                ])
-            #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        }
+        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "late-install"])
+        #expect(
+            run.lines == [
+                "installed before: false", "installed: true",
+                "task queued before install: on the running main loop true",
+                "run: stopped",
+            ])
+        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
@@ -121,12 +109,10 @@ struct AsyncMainTests {
             ),
         ])
     func executorMisuse(_ scenario: String, _ message: String) async throws {
-        try await offThePool {
-            let run = try ChildProgram.run("CreateExecutorsFixture", [BackendKind.default.rawValue, scenario])
-            #expect(run.crashed, "\(run.lines)")
-            #expect(run.errors.contains("RunLoopKit: " + message), "\(run.errors)")
-            #expect(!run.lines.contains("no trap"))
-        }
+        let run = try await ChildProgram.run("CreateExecutorsFixture", [BackendKind.default.rawValue, scenario])
+        #expect(run.crashed, "\(run.lines)")
+        #expect(run.errors.contains("RunLoopKit: " + message), "\(run.errors)")
+        #expect(!run.lines.contains("no trap"))
     }
 }
 #endif

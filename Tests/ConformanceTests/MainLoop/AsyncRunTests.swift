@@ -9,28 +9,22 @@ import Testing
 struct AsyncRunTests {
     @Test("a stop before the body finishes cancels its task, and the loop serves it until it ends", arguments: backends)
     func stopCancelsBody(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(backend, "async-stopped") == [
-                    "body started", "body cancelled: true", "cleanup served: true", "body ended", "value 7",
-                ])
-        }
+        #expect(
+            try await runMainLoopFixture(backend, "async-stopped") == [
+                "body started", "body cancelled: true", "cleanup served: true", "body ended", "value 7",
+            ])
     }
 
     @Test("a body that lets the cancellation propagate makes the run throw it", arguments: backends)
     func stopThrowsCancellation(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(backend, "async-stopped-throws") == [
-                    "body ended", "threw CancellationError: true",
-                ])
-        }
+        #expect(
+            try await runMainLoopFixture(backend, "async-stopped-throws") == [
+                "body ended", "threw CancellationError: true",
+            ])
     }
 
     @Test("a body's error propagates out of the run", arguments: backends)
     func bodyThrows(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(try runMainLoopFixture(backend, "async-throws") == ["body ended", "threw Boom: true"])
-        }
+        #expect(try await runMainLoopFixture(backend, "async-throws") == ["body ended", "threw Boom: true"])
     }
 }

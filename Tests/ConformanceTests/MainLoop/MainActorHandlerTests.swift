@@ -25,85 +25,48 @@ struct MainActorHandlerTests {
 
     @Test("handlers written in main-actor code run on the main loop, checked, in order", arguments: backends)
     func runOnMainLoop(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(try runMainLoopFixture(backend, "main-actor-handlers") == Self.handled)
-        }
+        #expect(try await runMainLoopFixture(backend, "main-actor-handlers") == Self.handled)
     }
 
     @Test(
         "handlers written in main-actor code run on the main loop with LoopExecutorFactory installed",
         arguments: backends)
     func runOnMainLoopWithFactory(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            #expect(
-                try runMainLoopFixture(backend, "main-actor-handlers-factory") == ["installed: true"] + Self.handled)
-        }
+        #expect(
+            try await runMainLoopFixture(backend, "main-actor-handlers-factory") == ["installed: true"] + Self.handled)
     }
 
-    @Test("a timer with a main-actor handler added to another loop traps, naming both", arguments: backends)
-    func timerRefused(_ backend: BackendKind) async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
-            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            let worker = try LoopThread(name: "worker", backend: backend)
-            let timer = try Loop.Timer(after: .seconds(1)) { @MainActor _ in }
-            worker.loop.add(timer, to: .default)
-        }
-        let text = errorText(of: result)
-        #expect(text.contains("Loop.add(_:to:): Timer(one-shot, order 0) has a main-actor handler"))
-        #expect(text.contains("Loop(\(backend)) cannot run it"))
-    }
+    /// What each refusal names, by the kind of item or block given to a loop that is not main.
+    static let refusals: [String: [String]] = [
+        "timer": ["Loop.add(_:to:): Timer(one-shot, order 0) has a main-actor handler"],
+        "observer": ["Loop.add(_:to:): Observer(", "has a main-actor handler"],
+        "source": ["Loop.add(_:to:): Source(version 0, order 0) has a main-actor handler"],
+        "port source": ["Loop.add(_:to:): Source(port fd", "has a main-actor handler"],
+        "block": ["Loop.perform: a block has a main-actor handler"],
+    ]
 
-    @Test("an observer with a main-actor handler added to another loop traps, naming both", arguments: backends)
-    func observerRefused(_ backend: BackendKind) async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
+    @Test(
+        "a timer, observer, source, port source or block with a main-actor handler given to another loop traps, naming both",
+        arguments: backends, refusals.keys.sorted())
+    func mainActorHandlerRefused(_ backend: BackendKind, _ item: String) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [backend, item] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let worker = try LoopThread(name: "worker", backend: backend)
-            let observer = Loop.Observer(activities: .entry) { @MainActor _, _ in }
-            worker.loop.add(observer, to: .default)
+            switch item {
+            case "timer": worker.loop.add(try Loop.Timer(after: .seconds(1)) { @MainActor _ in }, to: .default)
+            case "observer": worker.loop.add(Loop.Observer(activities: .entry) { @MainActor _, _ in }, to: .default)
+            case "source": worker.loop.add(Loop.Source { @MainActor in }, to: .default)
+            case "port source":
+                let port = try Loop.Port<Int>()
+                worker.loop.add(Loop.Source(port: port) { @MainActor _ in }, to: .default)
+            default: worker.loop.perform { @MainActor in }
+            }
         }
         let text = errorText(of: result)
-        #expect(text.contains("Loop.add(_:to:): Observer("))
-        #expect(text.contains("has a main-actor handler"))
-        #expect(text.contains("Loop(\(backend)) cannot run it"))
-    }
-
-    @Test("a source with a main-actor handler added to another loop traps, naming both", arguments: backends)
-    func sourceRefused(_ backend: BackendKind) async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
-            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            let worker = try LoopThread(name: "worker", backend: backend)
-            let source = Loop.Source { @MainActor in }
-            worker.loop.add(source, to: .default)
+        for named in Self.refusals[item, default: []] + ["Loop(\(backend)) cannot run it"] {
+            #expect(text.contains(named))
         }
-        let text = errorText(of: result)
-        #expect(text.contains("Loop.add(_:to:): Source(version 0, order 0) has a main-actor handler"))
-        #expect(text.contains("Loop(\(backend)) cannot run it"))
-    }
-
-    @Test("a port source with a main-actor handler added to another loop traps", arguments: backends)
-    func portSourceRefused(_ backend: BackendKind) async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
-            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            let worker = try LoopThread(name: "worker", backend: backend)
-            let port = try Loop.Port<Int>()
-            worker.loop.add(Loop.Source(port: port) { @MainActor _ in }, to: .default)
-        }
-        let text = errorText(of: result)
-        #expect(text.contains("Loop.add(_:to:): Source(port fd"))
-        #expect(text.contains("has a main-actor handler"))
-        #expect(text.contains("Loop(\(backend)) cannot run it"))
-    }
-
-    @Test("a { @MainActor in } block posted to another loop traps, naming the loop", arguments: backends)
-    func blockRefused(_ backend: BackendKind) async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [backend] in
-            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            let worker = try LoopThread(name: "worker", backend: backend)
-            worker.loop.perform { @MainActor in }
-        }
-        let text = errorText(of: result)
-        #expect(text.contains("Loop.perform: a block has a main-actor handler"))
-        #expect(text.contains("Loop(\(backend)) cannot run it"))
     }
 
     @Test("a handler isolated to an actor whose executor is not the loop is refused", arguments: backends)

@@ -54,9 +54,9 @@ private final class StaleEventInjector: Sendable {
 /// A built-in backend, but the first wait that may sleep once armed returns at once with an
 /// event under a token no descriptor is registered with (as a late event of an unregistered
 /// descriptor would be): the loop finds nothing to do.
-private final class StaleEventBackend: Backend {
+private final class StaleEventBackend: WrappingBackend {
     static let kind = BackendKind(name: "stale-event")
-    private let inner: any Backend
+    let inner: any Backend
     private let injector: StaleEventInjector
 
     init(_ inner: any Backend, _ injector: StaleEventInjector) {
@@ -65,17 +65,6 @@ private final class StaleEventBackend: Backend {
     }
 
     var kind: BackendKind { Self.kind }
-    var waker: any BackendWaker { inner.waker }
-    var embedding: EmbeddingSupport { inner.embedding }
-    var ownSources: OwnSourceServing { inner.ownSources }
-
-    func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
-        try inner.register(descriptor, token: token, interest: interest)
-    }
-
-    func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
-        try inner.unregister(descriptor, token: token)
-    }
 
     func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
         // A poll (a zero timeout) is not a sleep: only a wait that may sleep is changed.

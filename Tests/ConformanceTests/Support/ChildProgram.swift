@@ -19,38 +19,38 @@ struct ChildProgram: Sendable {
     var lines: [String] { output.split(separator: "\n").map(String.init) }
 
     /// Runs `name ARGUMENTS…` (see ``ChildProcess``), killing it if it has not ended within
-    /// `limit`.
+    /// `limit`; waits for it off the cooperative pool.
     static func run(
         _ name: String, _ arguments: [String], limit: Duration = generousDeadline * 2
-    ) throws
-        -> ChildProgram
-    {
-        let child = try ChildProcess(name, arguments)
-        let killed = Latch()
-        let exited = Latch()
-        try child.alongside {
-            guard !exited.wait(for: limit) else { return }
-            killed.open()
-            child.send(SIGKILL)
+    ) async throws -> ChildProgram {
+        try await offThePool {
+            let child = try ChildProcess(name, arguments)
+            let killed = Latch()
+            let exited = Latch()
+            try child.alongside {
+                guard !exited.wait(for: limit) else { return }
+                killed.open()
+                child.send(SIGKILL)
+            }
+            // Both streams are read at once, so that neither can fill up and block the program.
+            let errorText = Lock<[UInt8]>([])
+            let errorsRead = Latch()
+            try child.alongside {
+                let data = readToEnd(child.errors)
+                errorText.withLock { $0 = data }
+                errorsRead.open()
+            }
+            let outputData = readToEnd(child.output)
+            let ending = child.wait()
+            exited.open()
+            errorsRead.wait(for: limit)
+            return ChildProgram(
+                output: String(decoding: outputData, as: UTF8.self),
+                errors: String(decoding: errorText.withLock { $0 }, as: UTF8.self),
+                status: ending.status,
+                crashed: ending.signalled,
+                timedOut: killed.isOpen
+            )
         }
-        // Both streams are read at once, so that neither can fill up and block the program.
-        let errorText = Lock<[UInt8]>([])
-        let errorsRead = Latch()
-        try child.alongside {
-            let data = readToEnd(child.errors)
-            errorText.withLock { $0 = data }
-            errorsRead.open()
-        }
-        let outputData = readToEnd(child.output)
-        let ending = child.wait()
-        exited.open()
-        errorsRead.wait(for: limit)
-        return ChildProgram(
-            output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorText.withLock { $0 }, as: UTF8.self),
-            status: ending.status,
-            crashed: ending.signalled,
-            timedOut: killed.isOpen
-        )
     }
 }

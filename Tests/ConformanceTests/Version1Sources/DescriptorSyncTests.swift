@@ -144,7 +144,7 @@ private final class RegistrationCounter: Sendable {
 }
 
 /// A backend that is `inner` in every respect, and counts registrations.
-private final class CountingBackend: Backend {
+private final class CountingBackend: WrappingBackend {
     let inner: any Backend
     let counter: RegistrationCounter
 
@@ -154,9 +154,6 @@ private final class CountingBackend: Backend {
     }
 
     var kind: BackendKind { inner.kind }
-    var waker: any BackendWaker { inner.waker }
-    var embedding: EmbeddingSupport { inner.embedding }
-    var ownSources: OwnSourceServing { inner.ownSources }
 
     func register(_ descriptor: Int32, token: Token, interest: Interest) throws(SystemError) {
         try inner.register(descriptor, token: token, interest: interest)
@@ -166,10 +163,6 @@ private final class CountingBackend: Backend {
     func unregister(_ descriptor: Int32, token: Token) throws(SystemError) {
         try inner.unregister(descriptor, token: token)
         counter.unregistered()
-    }
-
-    func wait(timeout: Duration?, into events: inout [ReadyEvent]) throws(SystemError) {
-        try inner.wait(timeout: timeout, into: &events)
     }
 }
 

@@ -30,13 +30,7 @@ enum ReuseScenario {
             check(!oldSource.isValid, "the old source was not invalidated")
             newSource.invalidate()
             oldSource.invalidate()
-            check(
-                loop.registeredDescriptorCount == 0,
-                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
-            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
-            Glibc.close(old.readEnd)
-            Glibc.close(old.writeEnd)
-            Glibc.close(new.writeEnd)
+            checkReleased(loop, kernel, closing: old, new)
         }
     }
 
@@ -73,14 +67,20 @@ enum ReuseScenario {
             expectLoopStillServes(loop)
             ticker.invalidate()
             oldSource.invalidate()
-            check(
-                loop.registeredDescriptorCount == 0,
-                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
-            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
-            Glibc.close(old.readEnd)
-            Glibc.close(old.writeEnd)
-            Glibc.close(new.writeEnd)
+            checkReleased(loop, kernel, closing: old, new)
         }
+    }
+
+    /// With every source invalidated, nothing is left registered, in the loop or the kernel;
+    /// then closes what is left of the pipes (the new read end is the old's number).
+    private static func checkReleased(_ loop: Loop, _ kernel: KernelRegistrations, closing old: Pipe, _ new: Pipe) {
+        check(
+            loop.registeredDescriptorCount == 0,
+            "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+        checkNothingRegisteredInKernel(kernel, "after invalidating every source")
+        Glibc.close(old.readEnd)
+        Glibc.close(old.writeEnd)
+        Glibc.close(new.writeEnd)
     }
 
     /// Puts `replacement`'s file under `number` (closing what `number` named), and prints the
