@@ -7,27 +7,23 @@ import Testing
 /// to the process (`RLIMIT_NOFILE` 0), no backend can start, whichever the build's default is.
 @Suite("Default backend that cannot start")
 struct DefaultBackendTrapTests {
-    @Test("Loop.current traps, naming why, when the build's default backend cannot start")
-    func currentTraps() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
-            leaveNoDescriptor()
-            _ = Loop.current
-        }
-        let message = standardError(of: result)
-        #expect(message.contains("RunLoopKit: cannot create this thread's loop: "), "\(message)")
-        #expect(message.contains("\(BackendKind.default)"), "the message does not name the backend: \(message)")
-    }
+    /// What each entry point's trap says before the backend's error.
+    static let traps = [
+        "current": "RunLoopKit: cannot create this thread's loop: ",
+        "main": "RunLoopKit: cannot create the main loop: ",
+    ]
 
-    @Test("Loop.main traps, naming why, when the build's default backend cannot start")
-    func mainTraps() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    @Test(
+        "Loop.current and Loop.main trap, naming why, when the build's default backend cannot start",
+        arguments: traps.keys.sorted())
+    func entryPointTraps(_ entryPoint: String) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [entryPoint] in
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             leaveNoDescriptor()
-            _ = Loop.main
+            _ = entryPoint == "main" ? Loop.main : Loop.current
         }
         let message = standardError(of: result)
-        #expect(message.contains("RunLoopKit: cannot create the main loop: "), "\(message)")
+        #expect(message.contains(Self.traps[entryPoint, default: "?"]), "\(message)")
         #expect(message.contains("\(BackendKind.default)"), "the message does not name the backend: \(message)")
     }
 }

@@ -6,21 +6,19 @@ import Testing
 /// R1: Nothing to run.
 @Suite("Modes and common modes")
 struct ModeTests {
-    @Test("running a mode that does not exist returns finished at once, calling no observer", arguments: backends)
-    func missingMode(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
-            loop.record(in: "elsewhere", into: trace)
-            return loop.run("never-made", timeout: generousDeadline)
-        }
-        #expect(result == .finished)
-        #expect(trace.all == [])
-    }
+    /// Where the observers are, and which mode runs: one that was never made, or the
+    /// observers' own (a mode with only observers is empty).
+    static let emptyRuns: [(observed: Loop.Mode, run: Loop.Mode)] = [
+        ("elsewhere", "never-made"), ("watched", "watched"),
+    ]
 
-    @Test("a mode with only observers is empty: finished at once, no observer called", arguments: backends)
-    func observersDoNotKeepAlive(_ backend: BackendKind) async throws {
+    @Test(
+        "running a mode that does not exist, or one with only observers (empty), returns finished at once, calling no observer",
+        arguments: backends, emptyRuns)
+    func emptyModeRun(_ backend: BackendKind, _ modes: (observed: Loop.Mode, run: Loop.Mode)) async throws {
         let (result, trace) = try await traced(backend) { loop, trace in
-            loop.record(in: "watched", into: trace)
-            return loop.run("watched", timeout: generousDeadline)
+            loop.record(in: modes.observed, into: trace)
+            return loop.run(modes.run, timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == [])
