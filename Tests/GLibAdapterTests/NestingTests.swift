@@ -14,10 +14,8 @@ struct NestingTests {
     /// loop again.
     @Test("a GLib callback may run the loop; GLib serves it again afterwards", arguments: embeddableBackends)
     func loopRunFromGLibCallback(_ backend: BackendKind) async throws {
-        let trace = try await onGLibThread(backend) { loop, host in
-            let trace = Trace()
+        let trace = try await tracedAttached(backend) { loop, host, trace in
             let quitter = host.quitter
-            let attachment = try loop.attach(to: host.reference)
             host.timeout(milliseconds: 5) {
                 let posted = Latch()
                 _ = try? TestThread {
@@ -32,8 +30,6 @@ struct NestingTests {
             }
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             host.run(until: { trace.all.last == "block served by GLib" }, quitter: quitter)
-            attachment.detach()
-            return trace.all
         }
         #expect(
             trace == [
@@ -46,10 +42,8 @@ struct NestingTests {
     /// loop's: a block posted meanwhile runs once the callback returns.
     @Test("a GLib loop nested in a loop callback does not serve the loop", arguments: embeddableBackends)
     func glibLoopInLoopCallback(_ backend: BackendKind) async throws {
-        let trace = try await onGLibThread(backend) { loop, host in
-            let trace = Trace()
+        let trace = try await tracedAttached(backend) { loop, host, trace in
             let quitter = host.quitter
-            let attachment = try loop.attach(to: host.reference)
             loop.perform {
                 trace("callback")
                 let nested = g_main_loop_new(host.context, 0)!
@@ -72,13 +66,25 @@ struct NestingTests {
                 trace("callback returns")
             }
             host.run(until: { trace.all.last == "posted block" }, quitter: quitter)
-            attachment.detach()
-            return trace.all
         }
         #expect(
             trace == [
                 "callback", "posted: true", "glib tick 1", "glib tick 2", "glib tick 3", "callback returns",
                 "posted block",
             ])
+    }
+
+    /// Runs `body` on a loop attached to a GLib context of its own (``onGLibThread``), with a
+    /// trace to record into; detaches, and returns what was traced.
+    private func tracedAttached(
+        _ backend: BackendKind, _ body: @escaping @Sendable (Loop, GLibHost, Trace) throws -> Void
+    ) async throws -> [String] {
+        try await onGLibThread(backend) { loop, host in
+            let trace = Trace()
+            let attachment = try loop.attach(to: host.reference)
+            try body(loop, host, trace)
+            attachment.detach()
+            return trace.all
+        }
     }
 }

@@ -64,9 +64,7 @@ struct LoopEndTests {
         "after the end: execute runs on the ended loop's executor, never inline, holding the event loop; scheduleTask and submit fail with shutdown",
         arguments: adapterBackends)
     func afterTheEnd(_ backend: BackendKind) async throws {
-        try await offThePool { () throws in
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             worker.stop()
             let caller = pthread_self()
             let ran = Lock<(inEventLoop: Bool, inline: Bool)?>(nil)
@@ -93,9 +91,7 @@ struct LoopEndTests {
         "after the end, execute work and an actor isolated to the loop take turns on one executor, each holding the event loop",
         arguments: adapterBackends)
     func oneExecutorAfterTheEnd(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let actor = LoopActor(worker.loop)
             worker.stop()
             // The actor's callers prefer a loop of their own, not Swift's cooperative pool: the
@@ -159,9 +155,7 @@ struct LoopEndTests {
         "a LoopThread stopped with work in flight: every task runs once, every future completes",
         arguments: adapterBackends)
     func stopWithWorkInFlight(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let executed = AtomicInt()
             var futures: [EventLoopFuture<Int>] = []
             for index in 0..<200 {

@@ -8,6 +8,17 @@ import Testing
 /// What a scheduled task's closure captures, to see when the closure is released.
 private final class Captured: Sendable {}
 
+/// Schedules the task `schedule` makes with a new ``Captured`` for its closure to hold, and returns
+/// a weak reference to that object with the task: the object lives as long as the closure.
+private func scheduleCapturing<T>(
+    _ schedule: (Captured) -> Scheduled<T>
+) -> (captured: WeakRef<Captured>, scheduled: Scheduled<T>) {
+    let captured = WeakRef<Captured>()
+    let object = Captured()
+    captured.value = object
+    return (captured, schedule(object))
+}
+
 /// NIO's loops release a scheduled task's closure when it is cancelled, though its `Scheduled`
 /// handle lives on (NIO tests this for any task, and for the task that was next to run); and
 /// they run tasks due at one deadline in the order they were scheduled.
@@ -15,12 +26,9 @@ extension SchedulingTests {
     @Test("cancel releases the task's closure while its Scheduled handle lives", arguments: adapterBackends)
     func cancelReleasesClosure(_ backend: BackendKind) async throws {
         try await withWorker(backend) { (worker, eventLoop) throws in
-            let captured = WeakRef<Captured>()
-            let scheduled: Scheduled<Void> = {
-                let object = Captured()
-                captured.value = object
-                return eventLoop.scheduleTask(in: .hours(1)) { _ = object }
-            }()
+            let (captured, scheduled) = scheduleCapturing { object in
+                eventLoop.scheduleTask(in: .hours(1)) { _ = object }
+            }
             #expect(captured.value != nil, "the pending task must hold its closure")
             scheduled.cancel()
             #expect(failed(try outcome(of: scheduled.futureResult), with: .cancelled))
@@ -34,14 +42,11 @@ extension SchedulingTests {
         arguments: adapterBackends)
     func cancelNextReleasesClosure(_ backend: BackendKind) async throws {
         try await withWorker(backend) { (worker, eventLoop) throws in
-            let captured = WeakRef<Captured>()
             // Far enough that a thread descheduled before the cancel does not let the task run.
             let base = NIODeadline.now() + .seconds(2)
-            let next: Scheduled<Int> = {
-                let object = Captured()
-                captured.value = object
-                return eventLoop.scheduleTask(deadline: base) { withExtendedLifetime(object) { 0 } }
-            }()
+            let (captured, next) = scheduleCapturing { object in
+                eventLoop.scheduleTask(deadline: base) { withExtendedLifetime(object) { 0 } }
+            }
             let later = (1...3).map { index in
                 eventLoop.scheduleTask(deadline: base + .milliseconds(Int64(index))) { index }
             }
@@ -56,12 +61,9 @@ extension SchedulingTests {
     @Test("a task that ran releases its closure while its Scheduled handle lives", arguments: adapterBackends)
     func ranReleasesClosure(_ backend: BackendKind) async throws {
         try await withWorker(backend) { (worker, _) throws in
-            let captured = WeakRef<Captured>()
-            let scheduled: Scheduled<Int> = {
-                let object = Captured()
-                captured.value = object
-                return worker.loop.eventLoop.scheduleTask(in: .milliseconds(1)) { withExtendedLifetime(object) { 5 } }
-            }()
+            let (captured, scheduled) = scheduleCapturing { object in
+                worker.loop.eventLoop.scheduleTask(in: .milliseconds(1)) { withExtendedLifetime(object) { 5 } }
+            }
             #expect(try value(of: scheduled.futureResult) == 5)
             // The future completes inside the task's run; the run has returned once a later
             // block has run.

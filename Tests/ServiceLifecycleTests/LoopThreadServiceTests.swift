@@ -14,8 +14,7 @@ struct LoopThreadServiceTests {
         "the loop serves blocks and timers while the group runs; graceful shutdown ends it", arguments: serviceBackends)
     func servesWhileGroupRuns(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "served", backend: backend)
-        let group = ServiceGroup(services: [service], logger: quietLogger)
-        let running = Task { try await group.run() }
+        let (group, running) = startGroup(running: service)
         let trace = Trace()
         let served = Latch()
         let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
@@ -46,8 +45,7 @@ struct LoopThreadServiceTests {
         "graceful shutdown ends the loop after every block posted before it; run() returns", arguments: serviceBackends)
     func shutdownAfterEarlierBlocks(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "shutdown", backend: backend)
-        let group = ServiceGroup(services: [service], logger: quietLogger)
-        let running = Task { try await group.run() }
+        let (group, running) = startGroup(running: service)
         let trace = Trace()
         let gate = Latch()
         #expect(service.thread.perform { trace(gate.wait() ? "block 1" : "block 1: the gate never opened") })

@@ -19,3 +19,11 @@ public final class Pipe: Sendable {
 
     public func close() { pipe.close() }
 }
+
+/// Runs `body` with a new pipe, and closes it when `body` returns.
+@discardableResult
+public func withPipe<T>(_ body: (Pipe) async throws -> T) async throws -> T {
+    let pipe = try Pipe()
+    defer { pipe.close() }
+    return try await body(pipe)
+}

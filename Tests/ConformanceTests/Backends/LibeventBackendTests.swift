@@ -83,79 +83,79 @@ struct LibeventBackendTests {
 
     @Test("user libevent events on the loop's event_base fire inside its wait, on its thread")
     func eventBaseAccess() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let fired = try await onLoopThread(.libevent) { loop -> [String] in
-            let trace = Trace()
-            let loopThread = pthread_self()
-            // Keeps the mode alive; never fires within the test.
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
-            let (timer, reader) = loop.withEventBase { base in
-                let timer = ForeignEvent(base: base) { what in
-                    trace(
-                        "timer what=\(what) onLoopThread=\(pthread_equal(pthread_self(), loopThread) != 0) waiting=\(loop.isWaiting)"
-                    )
-                    pipe.fill()
+        try await withPipe { pipe in
+            let fired = try await onLoopThread(.libevent) { loop -> [String] in
+                let trace = Trace()
+                let loopThread = pthread_self()
+                // Keeps the mode alive; never fires within the test.
+                let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
+                loop.add(keepAlive, to: .default)
+                defer { keepAlive.invalidate() }
+                let (timer, reader) = loop.withEventBase { base in
+                    let timer = ForeignEvent(base: base) { what in
+                        trace(
+                            "timer what=\(what) onLoopThread=\(pthread_equal(pthread_self(), loopThread) != 0) waiting=\(loop.isWaiting)"
+                        )
+                        pipe.fill()
+                    }
+                    let reader = ForeignEvent(base: base, descriptor: pipe.readEnd, persist: true) { what in
+                        trace("readable what=\(what) waiting=\(loop.isWaiting)")
+                        pipe.drain()
+                        loop.stop()
+                    }
+                    return (timer!, reader!)
                 }
-                let reader = ForeignEvent(base: base, descriptor: pipe.readEnd, persist: true) { what in
-                    trace("readable what=\(what) waiting=\(loop.isWaiting)")
-                    pipe.drain()
-                    loop.stop()
-                }
-                return (timer!, reader!)
+                #expect(reader.add())
+                #expect(timer.add(timeout: .milliseconds(1)))
+                #expect(loop.run(timeout: generousDeadline) == .stopped)
+                // Users remove their events before the loop's thread exits.
+                reader.remove()
+                timer.remove()
+                #expect(loop.withEventBase { $0 } == loop.withBackend { ($0 as! LibeventBackend).eventBase })
+                return trace.all
             }
-            #expect(reader.add())
-            #expect(timer.add(timeout: .milliseconds(1)))
-            #expect(loop.run(timeout: generousDeadline) == .stopped)
-            // Users remove their events before the loop's thread exits.
-            reader.remove()
-            timer.remove()
-            #expect(loop.withEventBase { $0 } == loop.withBackend { ($0 as! LibeventBackend).eventBase })
-            return trace.all
+            #expect(fired == ["timer what=1 onLoopThread=true waiting=true", "readable what=2 waiting=true"])
         }
-        #expect(fired == ["timer what=1 onLoopThread=true waiting=true", "readable what=2 waiting=true"])
     }
 
     @Test("1,000 libevent loops, each on its own thread, leave no descriptor open")
     func noDescriptorLeak() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        pipe.fill()
-        let before = openDescriptors()
-        for _ in 0..<1_000 {
-            let ran = Latch()
-            _ = try TestThread {
-                do {
-                    let loop = try Loop.current(backend: .libevent)
-                    let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
-                    let timer = try Loop.Timer(after: .microseconds(10)) { _ in }
-                    loop.add(source, to: .default)
-                    loop.add(timer, to: .default)
-                    _ = loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
-                } catch {
-                    Issue.record("a loop thread failed: \(error)")
+        try await withPipe { pipe in
+            pipe.fill()
+            let before = openDescriptors()
+            for _ in 0..<1_000 {
+                let ran = Latch()
+                _ = try TestThread {
+                    do {
+                        let loop = try Loop.current(backend: .libevent)
+                        let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
+                        let timer = try Loop.Timer(after: .microseconds(10)) { _ in }
+                        loop.add(source, to: .default)
+                        loop.add(timer, to: .default)
+                        _ = loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+                    } catch {
+                        Issue.record("a loop thread failed: \(error)")
+                    }
+                    ran.open()
                 }
-                ran.open()
+                #expect(ran.wait())
             }
-            #expect(ran.wait())
+            // A loop is torn down when its thread exits, just after the body: wait for the count to
+            // come back. Other suites run in parallel and open and close descriptors of their own
+            // meanwhile (a loop and its pipes: a dozen or so per test, a few hundred at most), so
+            // no exact count can be expected; a backend that leaked would leave at least one
+            // descriptor per loop, a thousand more, which no parallel test comes near.
+            let tolerance = 500
+            let deadline = ContinuousClock.now + generousDeadline
+            var after = openDescriptors()
+            while after.count >= before.count + tolerance, ContinuousClock.now < deadline {
+                _ = Latch().wait(for: .milliseconds(2))
+                after = openDescriptors()
+            }
+            #expect(
+                after.count < before.count + tolerance,
+                "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
         }
-        // A loop is torn down when its thread exits, just after the body: wait for the count to
-        // come back. Other suites run in parallel and open and close descriptors of their own
-        // meanwhile (a loop and its pipes: a dozen or so per test, a few hundred at most), so
-        // no exact count can be expected; a backend that leaked would leave at least one
-        // descriptor per loop, a thousand more, which no parallel test comes near.
-        let tolerance = 500
-        let deadline = ContinuousClock.now + generousDeadline
-        var after = openDescriptors()
-        while after.count >= before.count + tolerance, ContinuousClock.now < deadline {
-            _ = Latch().wait(for: .milliseconds(2))
-            after = openDescriptors()
-        }
-        #expect(
-            after.count < before.count + tolerance,
-            "new descriptors, first 20: \(after.subtracting(before).sorted().prefix(20))")
     }
 }
 

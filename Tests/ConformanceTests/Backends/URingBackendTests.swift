@@ -21,100 +21,100 @@ struct URingBackendTests {
         "a completion for an unregistered descriptor is never delivered",
         Self.uringStarts)
     func unregisteredIsNeverDelivered() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let reported = try await onURing { backend, wait in
-            var tokens: [Token] = []
-            // Armed and idle, then made ready, then unregistered before any wait sees it: the
-            // readiness completion (and the cancellation's own) must both be dropped.
-            try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            tokens += try wait(.zero).map(\.token)
-            pipe.fill()
-            try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
-            tokens += try wait(.milliseconds(20)).map(\.token)
-            // Reported once (so the poll completed and was re-armed), then unregistered.
-            try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
-            tokens += try wait(generousDeadline).map(\.token)
-            try backend.unregister(pipe.readEnd, token: Token(rawValue: 2))
-            tokens += try wait(.milliseconds(20)).map(\.token)
-            return tokens
+        try await withPipe { pipe in
+            let reported = try await onURing { backend, wait in
+                var tokens: [Token] = []
+                // Armed and idle, then made ready, then unregistered before any wait sees it: the
+                // readiness completion (and the cancellation's own) must both be dropped.
+                try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+                tokens += try wait(.zero).map(\.token)
+                pipe.fill()
+                try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
+                tokens += try wait(.milliseconds(20)).map(\.token)
+                // Reported once (so the poll completed and was re-armed), then unregistered.
+                try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+                tokens += try wait(generousDeadline).map(\.token)
+                try backend.unregister(pipe.readEnd, token: Token(rawValue: 2))
+                tokens += try wait(.milliseconds(20)).map(\.token)
+                return tokens
+            }
+            #expect(reported == [Token(rawValue: 2)])
         }
-        #expect(reported == [Token(rawValue: 2)])
     }
 
     @Test(
         "register, unregister and re-register in quick succession: only the newest token is reported",
         Self.uringStarts)
     func onlyTheNewestTokenIsReported() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let stale = try await onURing { backend, wait in
-            var stale: [ReadyEvent] = []
-            pipe.fill() // Ready throughout: every arming completes at once.
-            var token: UInt64 = 0
-            for round in 0..<200 {
-                // Every other round lets a poll get armed (and complete) before it is dropped.
-                for _ in 0..<3 {
+        try await withPipe { pipe in
+            let stale = try await onURing { backend, wait in
+                var stale: [ReadyEvent] = []
+                pipe.fill() // Ready throughout: every arming completes at once.
+                var token: UInt64 = 0
+                for round in 0..<200 {
+                    // Every other round lets a poll get armed (and complete) before it is dropped.
+                    for _ in 0..<3 {
+                        token += 1
+                        try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
+                        if round % 2 == 0 {
+                            stale += try wait(.zero).filter { $0.token != Token(rawValue: token) }
+                        }
+                        try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
+                    }
                     token += 1
                     try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
-                    if round % 2 == 0 {
-                        stale += try wait(.zero).filter { $0.token != Token(rawValue: token) }
-                    }
+                    let events = try wait(generousDeadline)
+                    stale += events.filter { $0.token != Token(rawValue: token) }
+                    if events.isEmpty { Issue.record("round \(round): the ready pipe was not reported") }
                     try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
                 }
-                token += 1
-                try backend.register(pipe.readEnd, token: Token(rawValue: token), interest: .readable)
-                let events = try wait(generousDeadline)
-                stale += events.filter { $0.token != Token(rawValue: token) }
-                if events.isEmpty { Issue.record("round \(round): the ready pipe was not reported") }
-                try backend.unregister(pipe.readEnd, token: Token(rawValue: token))
+                return stale
             }
-            return stale
+            #expect(stale == [])
         }
-        #expect(stale == [])
     }
 
     @Test(
         "registering again under a new token replaces it: the old one is never reported again",
         Self.uringStarts)
     func reregisteringReplacesTheToken() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let reported = try await onURing { backend, wait in
-            var tokens: [Token] = []
-            try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
-            pipe.fill()
-            tokens += try wait(generousDeadline).map(\.token)
-            // As Core changes a registration: unregister, register under a new token.
-            try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
-            try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
-            for _ in 0..<2 {
+        try await withPipe { pipe in
+            let reported = try await onURing { backend, wait in
+                var tokens: [Token] = []
+                try backend.register(pipe.readEnd, token: Token(rawValue: 1), interest: .readable)
+                pipe.fill()
                 tokens += try wait(generousDeadline).map(\.token)
+                // As Core changes a registration: unregister, register under a new token.
+                try backend.unregister(pipe.readEnd, token: Token(rawValue: 1))
+                try backend.register(pipe.readEnd, token: Token(rawValue: 2), interest: .readable)
+                for _ in 0..<2 {
+                    tokens += try wait(generousDeadline).map(\.token)
+                }
+                return tokens
             }
-            return tokens
+            #expect(reported == [Token(rawValue: 1), Token(rawValue: 2), Token(rawValue: 2)])
         }
-        #expect(reported == [Token(rawValue: 1), Token(rawValue: 2), Token(rawValue: 2)])
     }
 
     @Test(
         "level-triggered: an unread pipe is reported by consecutive waits, a drained one is not",
         Self.uringStarts)
     func levelTriggered() async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let waits = try await onURing { backend, wait in
-            var waits: [[ReadyEvent]] = []
-            try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
-            pipe.fill()
-            for _ in 0..<3 {
-                waits.append(try wait(generousDeadline))
+        try await withPipe { pipe in
+            let waits = try await onURing { backend, wait in
+                var waits: [[ReadyEvent]] = []
+                try backend.register(pipe.readEnd, token: Token(rawValue: 7), interest: .readable)
+                pipe.fill()
+                for _ in 0..<3 {
+                    waits.append(try wait(generousDeadline))
+                }
+                pipe.drain()
+                waits.append(try wait(.milliseconds(20)))
+                return waits
             }
-            pipe.drain()
-            waits.append(try wait(.milliseconds(20)))
-            return waits
+            let readable = [ReadyEvent(token: Token(rawValue: 7), readiness: .readable)]
+            #expect(waits == [readable, readable, readable, []])
         }
-        let readable = [ReadyEvent(token: Token(rawValue: 7), readiness: .readable)]
-        #expect(waits == [readable, readable, readable, []])
     }
 
     @Test(

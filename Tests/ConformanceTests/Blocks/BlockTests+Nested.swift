@@ -50,8 +50,7 @@ extension BlockTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
                     do {
-                        _ = try TestThread {
-                            guard spinUntilWaiting(loop) else { return loop.stop() }
+                        _ = try whenAsleep(loop) {
                             loop.addCommonMode("x")
                         }
                     } catch {

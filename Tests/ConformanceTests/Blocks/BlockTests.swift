@@ -103,17 +103,15 @@ struct BlockTests {
 
     @Test("a block posted from another thread wakes the sleeping loop", arguments: backends)
     func performWakes(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
-            _ = try TestThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            _ = try whenAsleep(loop) {
                 loop.perform {
                     trace("performed")
                     loop.stop()
                 }
             }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .stopped)
         #expect(trace.all == ["performed"])
@@ -121,11 +119,10 @@ struct BlockTests {
 
     @Test("a block for another mode does not wake or end the run", arguments: backends)
     func otherModeBlockIgnored(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             loop.add(try Loop.Timer(after: .milliseconds(30)) { _ in trace("timer") }, to: .default)
             loop.perform(in: ["elsewhere"]) { trace("elsewhere") }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["afterWaiting", "timer"])

@@ -9,38 +9,38 @@ import Testing
 struct LoopSleepTests {
     @Test("a sleep fires one timer of the loop, then the task goes on", arguments: backends)
     func firesOneTimer(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let before = worker.loop.statistics.timerFires
-        try await within(generousDeadline) {
-            try await worker.loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let before = worker.loop.statistics.timerFires
+            try await within(generousDeadline) {
+                try await worker.loop.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+            }
+            #expect(worker.loop.statistics.timerFires == before + 1)
+            #expect(worker.loop.timerCount(in: .default) == 0)
         }
-        #expect(worker.loop.statistics.timerFires == before + 1)
-        #expect(worker.loop.timerCount(in: .default) == 0)
     }
 
     @Test(
         "a sleep cancelled while it waits throws CancellationError and its timer leaves the loop", arguments: backends)
     func cancelledWhileWaiting(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let outcome = try await armedSleep(on: worker.loop, backend, endedBy: { $0.cancel() })
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(worker.loop.timerCount(in: .default) == 0)
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let outcome = try await armedSleep(on: worker.loop, backend, endedBy: { $0.cancel() })
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(worker.loop.timerCount(in: .default) == 0)
+        }
     }
 
     @Test("a sleep in a task cancelled before it began throws CancellationError and arms nothing", arguments: backends)
     func cancelledBefore(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let sleeper = Task {
-            // The task cancels itself, so it is cancelled before the sleep begins.
-            withUnsafeCurrentTask { $0?.cancel() }
-            try await worker.loop.sleep(for: .seconds(3600))
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let sleeper = Task {
+                // The task cancels itself, so it is cancelled before the sleep begins.
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await worker.loop.sleep(for: .seconds(3600))
+            }
+            let outcome = try await within(generousDeadline) { await sleeper.result }
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(worker.loop.timerCount(in: .default) == 0)
         }
-        let outcome = try await within(generousDeadline) { await sleeper.result }
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(worker.loop.timerCount(in: .default) == 0)
     }
 
     @Test("a loop that ends while a task sleeps on it ends the sleep with LoopEndedError", arguments: backends)
@@ -62,11 +62,11 @@ struct LoopSleepTests {
 
     @Test("a negative tolerance is refused, naming it", arguments: backends)
     func negativeTolerance(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        await #expect(throws: ArgumentError.self) {
-            try await within(generousDeadline) {
-                try await worker.loop.sleep(for: .milliseconds(1), tolerance: .milliseconds(-1))
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            await #expect(throws: ArgumentError.self) {
+                try await within(generousDeadline) {
+                    try await worker.loop.sleep(for: .milliseconds(1), tolerance: .milliseconds(-1))
+                }
             }
         }
     }

@@ -46,22 +46,22 @@ struct LoopThreadTests {
 
     @Test("an actor whose executor is a worker loop runs on that loop's thread", arguments: backends)
     func actorOnLoop(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let counter = LoopBoundCounter(loop: worker.loop)
-        var onLoopThread: [Bool] = []
-        for _ in 0..<5 { onLoopThread.append(await counter.increment()) }
-        #expect(onLoopThread == Array(repeating: true, count: 5))
-        #expect(await counter.value == 5)
-        worker.stop()
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let counter = LoopBoundCounter(loop: worker.loop)
+            var onLoopThread: [Bool] = []
+            for _ in 0..<5 { onLoopThread.append(await counter.increment()) }
+            #expect(onLoopThread == Array(repeating: true, count: 5))
+            #expect(await counter.value == 5)
+        }
     }
 
     @Test("a task with a loop as its executor preference runs on the loop's thread", arguments: backends)
     func taskExecutorPreference(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let onThread = await Task(executorPreference: loop) { Loop.currentIfCreated === loop }.value
-        #expect(onThread)
-        worker.stop()
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let onThread = await Task(executorPreference: loop) { Loop.currentIfCreated === loop }.value
+            #expect(onThread)
+        }
     }
 
     @Test("a delayed perform in a mode that is not running waits for that mode", arguments: backends)

@@ -58,40 +58,40 @@ struct SubmitCancellationTests {
 
     @Test("cancelled after the block started: the block finishes and the caller gets its value", arguments: backends)
     func cancelAfterStart(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let (started, proceed) = (Latch(), Latch())
-        let task = Task {
-            try await worker.submit {
-                started.open()
-                proceed.wait()
-                return "finished"
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let (started, proceed) = (Latch(), Latch())
+            let task = Task {
+                try await worker.submit {
+                    started.open()
+                    proceed.wait()
+                    return "finished"
+                }
             }
+            #expect(await started.waitOffPool())
+            task.cancel()
+            proceed.open()
+            let value = try await resultWithinDeadline("the started submit", of: task).get()
+            #expect(value == "finished")
         }
-        #expect(await started.waitOffPool())
-        task.cancel()
-        proceed.open()
-        let value = try await resultWithinDeadline("the started submit", of: task).get()
-        #expect(value == "finished")
-        worker.stop()
     }
 
     @Test("a task cancelled before it submits never queues the block", arguments: backends)
     func cancelledBeforeSubmit(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let ran = AtomicInt()
-        let gate = Latch()
-        let task = Task {
-            _ = await gate.waitOffPool()
-            return try await worker.submit { ran.increment() }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let ran = AtomicInt()
+            let gate = Latch()
+            let task = Task {
+                _ = await gate.waitOffPool()
+                return try await worker.submit { ran.increment() }
+            }
+            task.cancel()
+            gate.open()
+            let result = try await resultWithinDeadline("the cancelled submit", of: task)
+            #expect((result.error as? SubmitError) == .cancelled)
+            // FIFO: had the block been queued, it would have run before this one.
+            try await worker.submit {}
+            #expect(ran.value == 0)
         }
-        task.cancel()
-        gate.open()
-        let result = try await resultWithinDeadline("the cancelled submit", of: task)
-        #expect((result.error as? SubmitError) == .cancelled)
-        // FIFO: had the block been queued, it would have run before this one.
-        try await worker.submit {}
-        #expect(ran.value == 0)
-        worker.stop()
     }
 }
 

@@ -40,42 +40,42 @@ struct SubmitStressTests {
 
     @Test("cancellations racing the drain: each caller gets a value exactly when the body ran", arguments: backends)
     func cancelRacingDrain(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let ran = AtomicInt()
-        let (batches, batchSize) = (scaled(600, minimum: 15), 16)
-        var (values, cancelled) = (0, 0)
-        for batch in 0..<batches {
-            var tasks: [Task<Int, any Error>] = []
-            for index in 0..<batchSize {
-                tasks.append(
-                    Task {
-                        // Some submits begin before the cancellation, some after.
-                        for _ in 0..<(index % 3) { await Task.yield() }
-                        return try await loop.submit {
-                            ran.increment()
-                            return 1
-                        }
-                    })
-            }
-            // Cancelled while the submits are being queued, taken and run: a few yields
-            // more each batch, so that some land before, some during and some after the drain.
-            for _ in 0..<(batch % 12) { await Task.yield() }
-            for task in tasks { task.cancel() }
-            for task in tasks {
-                switch try await resultWithinDeadline("batch \(batch)", of: task) {
-                case let .success(value): values += value
-                case .failure(SubmitError.cancelled): cancelled += 1
-                case let .failure(error): Issue.record("batch \(batch): \(error)")
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let ran = AtomicInt()
+            let (batches, batchSize) = (scaled(600, minimum: 15), 16)
+            var (values, cancelled) = (0, 0)
+            for batch in 0..<batches {
+                var tasks: [Task<Int, any Error>] = []
+                for index in 0..<batchSize {
+                    tasks.append(
+                        Task {
+                            // Some submits begin before the cancellation, some after.
+                            for _ in 0..<(index % 3) { await Task.yield() }
+                            return try await loop.submit {
+                                ran.increment()
+                                return 1
+                            }
+                        })
+                }
+                // Cancelled while the submits are being queued, taken and run: a few yields
+                // more each batch, so that some land before, some during and some after the drain.
+                for _ in 0..<(batch % 12) { await Task.yield() }
+                for task in tasks { task.cancel() }
+                for task in tasks {
+                    switch try await resultWithinDeadline("batch \(batch)", of: task) {
+                    case let .success(value): values += value
+                    case .failure(SubmitError.cancelled): cancelled += 1
+                    case let .failure(error): Issue.record("batch \(batch): \(error)")
+                    }
                 }
             }
+            // FIFO: once this ran, every earlier block ran, or left the queue, or was skipped.
+            try await loop.submit {}
+            #expect(values == ran.value)
+            #expect(values + cancelled == batches * batchSize)
+            #expect(loop.queuedBlockCount == 0)
         }
-        // FIFO: once this ran, every earlier block ran, or left the queue, or was skipped.
-        try await loop.submit {}
-        #expect(values == ran.value)
-        #expect(values + cancelled == batches * batchSize)
-        #expect(loop.queuedBlockCount == 0)
-        worker.stop()
     }
 
     @Test("submits racing LoopThread.stop() are all answered: a value exactly when the body ran", arguments: backends)

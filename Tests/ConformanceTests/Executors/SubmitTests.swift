@@ -9,101 +9,101 @@ import Testing
 struct SubmitTests {
     @Test("submit runs the body on the loop's thread and returns its value", arguments: backends)
     func returnsValue(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let onLoopThread = try await withinDeadline("submit") {
-            try await loop.submit { Loop.currentIfCreated === loop }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let onLoopThread = try await withinDeadline("submit") {
+                try await loop.submit { Loop.currentIfCreated === loop }
+            }
+            #expect(onLoopThread)
+            let fromThread = try await withinDeadline("LoopThread.submit") { try await worker.submit { 6 * 7 } }
+            #expect(fromThread == 42)
         }
-        #expect(onLoopThread)
-        let fromThread = try await withinDeadline("LoopThread.submit") { try await worker.submit { 6 * 7 } }
-        #expect(fromThread == 42)
-        worker.stop()
     }
 
     @Test("submit rethrows the body's error, and a body made of non-Sendable state needs no lock", arguments: backends)
     func rethrowsAndSends(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let error = await #expect(throws: BodyError.self) {
-            try await worker.submit { () throws -> Int in throw BodyError(code: 7) }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let error = await #expect(throws: BodyError.self) {
+                try await worker.submit { () throws -> Int in throw BodyError(code: 7) }
+            }
+            #expect(error == BodyError(code: 7))
+            // A class that is not Sendable, sent to the loop (made here, changed there), and one
+            // made there and sent back: no lock, no Sendable wrapper.
+            let tally = Tally()
+            tally.count = 1
+            let counted = try await worker.submit {
+                tally.count += 1
+                return tally.count
+            }
+            #expect(counted == 2)
+            let made = try await worker.submit {
+                let fresh = Tally()
+                fresh.count = 3
+                return fresh
+            }
+            made.count += 1
+            #expect(made.count == 4)
         }
-        #expect(error == BodyError(code: 7))
-        // A class that is not Sendable, sent to the loop (made here, changed there), and one
-        // made there and sent back: no lock, no Sendable wrapper.
-        let tally = Tally()
-        tally.count = 1
-        let counted = try await worker.submit {
-            tally.count += 1
-            return tally.count
-        }
-        #expect(counted == 2)
-        let made = try await worker.submit {
-            let fresh = Tally()
-            fresh.count = 3
-            return fresh
-        }
-        made.count += 1
-        #expect(made.count == 4)
-        worker.stop()
     }
 
     @Test("submits from one task run in order, and in order with perform", arguments: backends)
     func orderWithinTask(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let trace = Trace()
-        for index in 0..<20 {
-            loop.perform { trace("perform \(index)") }
-            let returned = try await loop.submit {
-                trace("submit \(index)")
-                return index
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let trace = Trace()
+            for index in 0..<20 {
+                loop.perform { trace("perform \(index)") }
+                let returned = try await loop.submit {
+                    trace("submit \(index)")
+                    return index
+                }
+                #expect(returned == index)
             }
-            #expect(returned == index)
+            #expect(trace.all == (0..<20).flatMap { ["perform \($0)", "submit \($0)"] })
         }
-        #expect(trace.all == (0..<20).flatMap { ["perform \($0)", "submit \($0)"] })
-        worker.stop()
     }
 
     @Test("submit from the loop's own thread is queued behind earlier blocks, not run inline", arguments: backends)
     func fromOwnThread(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let trace = Trace()
-        let onOwnThread = try await withinDeadline("a submit from the loop's thread") {
-            try await Task(executorPreference: loop) {
-                let caller = Loop.currentIfCreated === loop
-                loop.perform { trace("block queued before") }
-                try await loop.submit { trace("submitted") }
-                trace("caller resumed")
-                return caller
-            }.value
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let trace = Trace()
+            let onOwnThread = try await withinDeadline("a submit from the loop's thread") {
+                try await Task(executorPreference: loop) {
+                    let caller = Loop.currentIfCreated === loop
+                    loop.perform { trace("block queued before") }
+                    try await loop.submit { trace("submitted") }
+                    trace("caller resumed")
+                    return caller
+                }.value
+            }
+            #expect(onOwnThread)
+            #expect(trace.all == ["block queued before", "submitted", "caller resumed"])
         }
-        #expect(onOwnThread)
-        #expect(trace.all == ["block queued before", "submitted", "caller resumed"])
-        worker.stop()
     }
 
     @Test("submits from many tasks all run, each task's in order", arguments: backends)
     func manyTasks(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let seen = try await worker.submit { LoopBoundBox([Int: [Int]](), loop: loop) }
-        let (tasks, each) = (8, 50)
-        try await withinDeadline("every submit") {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        for index in 0..<each {
-                            try await loop.submit { seen.withValue { $0[task, default: []].append(index) } }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let seen = try await worker.submit { LoopBoundBox([Int: [Int]](), loop: loop) }
+            let (tasks, each) = (8, 50)
+            try await withinDeadline("every submit") {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for task in 0..<tasks {
+                        group.addTask {
+                            for index in 0..<each {
+                                try await loop.submit { seen.withValue { $0[task, default: []].append(index) } }
+                            }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
+            let all = try await loop.submit { seen.value }
+            #expect(all.count == tasks)
+            for task in 0..<tasks { #expect(all[task] == Array(0..<each), "task \(task)") }
         }
-        let all = try await loop.submit { seen.value }
-        #expect(all.count == tasks)
-        for task in 0..<tasks { #expect(all[task] == Array(0..<each), "task \(task)") }
-        worker.stop()
     }
 
     @Test("a submit queued when the loop's thread ends gets loopEnded; a later one is refused", arguments: backends)

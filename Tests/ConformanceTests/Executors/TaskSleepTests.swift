@@ -10,49 +10,49 @@ import Testing
 struct TaskSleepTests {
     @Test("Task.sleep in a task preferring the loop fires one timer of it and resumes there", arguments: backends)
     func continuousClockSleepUsesLoopTimer(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let loop = worker.loop
-        let before = loop.statistics.timerFires
-        let resumedOnLoop = try await within(generousDeadline) {
-            try await Task(executorPreference: loop) {
-                try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
-                return Loop.currentIfCreated === loop
-            }.value
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let loop = worker.loop
+            let before = loop.statistics.timerFires
+            let resumedOnLoop = try await within(generousDeadline) {
+                try await Task(executorPreference: loop) {
+                    try await Task.sleep(for: .milliseconds(2), tolerance: .milliseconds(1))
+                    return Loop.currentIfCreated === loop
+                }.value
+            }
+            #expect(resumedOnLoop)
+            #expect(loop.statistics.timerFires == before + 1)
         }
-        #expect(resumedOnLoop)
-        #expect(loop.statistics.timerFires == before + 1)
     }
 
     @Test("Task.sleep on the SuspendingClock in a task preferring the loop fires one timer of it", arguments: backends)
     func suspendingClockSleepUsesLoopTimer(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let loop = worker.loop
-        let before = loop.statistics.timerFires
-        let deadline = SuspendingClock.now + .milliseconds(2)
-        let woke = try await within(generousDeadline) {
-            try await Task(executorPreference: loop) {
-                try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .suspending)
-                return (SuspendingClock.now, Loop.currentIfCreated === loop)
-            }.value
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let loop = worker.loop
+            let before = loop.statistics.timerFires
+            let deadline = SuspendingClock.now + .milliseconds(2)
+            let woke = try await within(generousDeadline) {
+                try await Task(executorPreference: loop) {
+                    try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .suspending)
+                    return (SuspendingClock.now, Loop.currentIfCreated === loop)
+                }.value
+            }
+            #expect(woke.1)
+            #expect(woke.0 >= deadline)
+            #expect(loop.statistics.timerFires == before + 1)
         }
-        #expect(woke.1)
-        #expect(woke.0 >= deadline)
-        #expect(loop.statistics.timerFires == before + 1)
     }
 
     @Test(
         "Task.sleep in an actor whose executor is the loop, without the preference, does not reach it",
         arguments: backends)
     func actorWithoutPreferenceIsNotRouted(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "sleep", backend: backend)
-        defer { worker.stop() }
-        let loop = worker.loop
-        let before = loop.statistics.timerFires
-        let resumedOnLoop = try await within(generousDeadline) { try await LoopActor(loop).sleep() }
-        #expect(resumedOnLoop)
-        #expect(loop.statistics.timerFires == before)
+        try await withWorker(LoopThread(name: "sleep", backend: backend)) { worker in
+            let loop = worker.loop
+            let before = loop.statistics.timerFires
+            let resumedOnLoop = try await within(generousDeadline) { try await LoopActor(loop).sleep() }
+            #expect(resumedOnLoop)
+            #expect(loop.statistics.timerFires == before)
+        }
     }
 
     @Test(

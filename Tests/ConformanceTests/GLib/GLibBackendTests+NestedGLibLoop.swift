@@ -12,12 +12,7 @@ extension GLibBackendTests {
     /// seconds otherwise.
     @Test("a nested GMainLoop run from a GLib callback serves the run's timers, blocks and sources")
     func nestedGLibLoopServesLoopWork() async throws {
-        let trace = try await onLoopThread(.glib) { loop -> [String] in
-            let trace = Trace()
-            let context = glibContext(of: loop)
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
+        let trace = try await tracedGLibLoop { loop, context, trace in
             let pipe = try Pipe()
             defer { pipe.close() }
             glibIdle(on: context) {
@@ -61,7 +56,6 @@ extension GLibBackendTests {
                 return false
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
-            return trace.all
         }
         #expect(
             trace == [

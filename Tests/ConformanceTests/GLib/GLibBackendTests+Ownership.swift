@@ -19,10 +19,9 @@ extension GLibBackendTests {
         "Loop.main on GLib owns the default context for each whole run: g_main_context_invoke(NULL) from workers, while the main thread is in a callout and while it waits, runs every function on the main thread, one at a time"
     )
     func mainLoopOwnsDefaultContext() async throws {
-        let run = try await ChildProgram.run("MainLoopFixture", ["glib", "glib-invoke-ownership"], limit: .seconds(120))
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        #expect(
-            run.lines == [
+        try await expectCleanRun(
+            "MainLoopFixture", ["glib", "glib-invoke-ownership"], limit: .seconds(120),
+            printed: [
                 "owner in a timer: true", "owner in a main queue block: true", "owner after a nested run: true",
                 "owner in a main actor task: true", "run: stopped", "owner after the run: false",
                 "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
@@ -34,11 +33,9 @@ extension GLibBackendTests {
     /// callout a GLib timeout's): the figures RunLoopKit's must equal, side by side.
     @Test("GLib's own g_main_loop_run under the same stress: every function on the main thread, one at a time")
     func gMainLoopReference() async throws {
-        let run = try await ChildProgram.run(
-            "MainLoopFixture", ["epoll", "glib-invoke-ownership-reference"], limit: .seconds(120))
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
-        #expect(
-            run.lines == [
+        try await expectCleanRun(
+            "MainLoopFixture", ["epoll", "glib-invoke-ownership-reference"], limit: .seconds(120),
+            printed: [
                 "owner in a GLib timeout: true", "g_main_loop_run returned", "owner after the run: false",
                 "invoked: 4000 of 4000", "ran on another thread: 0", "ran without owning the context: 0",
                 "ran while main-thread code ran: 0",

@@ -27,12 +27,7 @@ struct GLibBackendTests {
             glibPipe.close()
             loopPipe.close()
         }
-        let trace = try await onLoopThread(.glib) { loop -> [String] in
-            let trace = Trace()
-            let context = glibContext(of: loop)
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
+        let trace = try await tracedGLibLoop { loop, context, trace in
             let source = try Loop.Source(fileDescriptor: loopPipe.readEnd) { _ in
                 trace("loop source")
                 loopPipe.drain()
@@ -60,7 +55,6 @@ struct GLibBackendTests {
                 return false
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
-            return trace.all
         }
         #expect(
             trace == [
@@ -73,12 +67,7 @@ struct GLibBackendTests {
         "a GLib callback runs the loop nested: the nested run serves RunLoopKit's timers and GLib's sources, and the outer run goes on"
     )
     func nestedRun() async throws {
-        let trace = try await onLoopThread(.glib) { loop -> [String] in
-            let trace = Trace()
-            let context = glibContext(of: loop)
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
+        let trace = try await tracedGLibLoop { loop, context, trace in
             glibTimeout(on: context, milliseconds: 1) {
                 trace("outer glib timeout begins")
                 let timer = try! Loop.Timer(after: .milliseconds(1)) { _ in
@@ -100,7 +89,6 @@ struct GLibBackendTests {
                 return false
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
-            return trace.all
         }
         #expect(
             trace == [
@@ -111,12 +99,7 @@ struct GLibBackendTests {
 
     @Test("a GLib callback runs a nested GMainLoop on the same context, which quits itself; the loop goes on")
     func nestedGLibLoop() async throws {
-        let trace = try await onLoopThread(.glib) { loop -> [String] in
-            let trace = Trace()
-            let context = glibContext(of: loop)
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
+        let trace = try await tracedGLibLoop { loop, context, trace in
             glibIdle(on: context) {
                 trace("glib idle begins")
                 runNestedGLibLoop(on: context) { quit in
@@ -143,7 +126,6 @@ struct GLibBackendTests {
                 return false
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
-            return trace.all
         }
         #expect(
             trace == [
@@ -156,12 +138,7 @@ struct GLibBackendTests {
         "g_main_context_wakeup from another thread ends the loop's sleep, and a GLib source attached from another thread runs"
     )
     func wakeFromAnotherThread() async throws {
-        let result = try await onLoopThread(.glib) { loop -> [String] in
-            let trace = Trace()
-            let context = glibContext(of: loop)
-            let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
-            loop.add(keepAlive, to: .default)
-            defer { keepAlive.invalidate() }
+        let result = try await tracedGLibLoop { loop, context, trace in
             // The first sleep ends with GLib's wake-up alone: an observer after the wait stops the run.
             let observer = Loop.Observer(activities: .afterWaiting, repeats: false) { _, _ in
                 trace("woken")
@@ -183,7 +160,6 @@ struct GLibBackendTests {
                 }
             }
             trace("run \(loop.run(.default, timeout: generousDeadline))")
-            return trace.all
         }
         #expect(result == ["woken", "run stopped", "idle on loop thread", "run stopped"])
     }

@@ -8,55 +8,58 @@ import Testing
 struct DebugDescriptionTests {
     @Test("a scripted loop is described exactly, idle, running and nested", arguments: backends)
     func scripted(_ backend: BackendKind) async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let texts = Trace()
-        try await onLoopThread(backend) { loop in
-            let start = ContinuousClock.now
-            loop.addCommonMode("tracking")
-            let commonTimer = try Loop.Timer(fireAt: start + .seconds(3600), interval: .seconds(60), order: 1) { _ in }
-            loop.add(commonTimer, to: .common)
-            let commonSource = Loop.Source(order: 5) {}
-            loop.add(commonSource, to: .common)
-            let signalled = Loop.Source(order: -1) {}
-            loop.add(signalled, to: .default)
-            signalled.signal()
-            let descriptor = try Loop.Source(fileDescriptor: pipe.readEnd, interest: .readable) { _ in }
-            loop.add(descriptor, to: .default)
-            let port = try Loop.Port<Int>()
-            let portSource = Loop.Source(port: port, order: 2) { _ in }
-            loop.add(portSource, to: .default)
-            // Rounded up to whole seconds.
-            let once = try Loop.Timer(fireAt: start + .milliseconds(7500), tolerance: .milliseconds(250)) { _ in }
-            loop.add(once, to: .default)
-            // Added in reverse order: listed by order.
-            loop.add(Loop.Observer(activities: .entry, repeats: false, order: 3) { _, _ in }, to: .default)
-            loop.add(Loop.Observer(activities: [.beforeWaiting, .afterWaiting]) { _, _ in }, to: .default)
-            loop.perform(in: ["paused"]) {}
-            loop.perform(in: ["tracking"]) { texts(loop.debugDescription(now: start)) }
-            loop.perform {
+        try await withPipe { pipe in
+            let texts = Trace()
+            try await onLoopThread(backend) { loop in
+                let start = ContinuousClock.now
+                loop.addCommonMode("tracking")
+                let commonTimer = try Loop.Timer(fireAt: start + .seconds(3600), interval: .seconds(60), order: 1) {
+                    _ in
+                }
+                loop.add(commonTimer, to: .common)
+                let commonSource = Loop.Source(order: 5) {}
+                loop.add(commonSource, to: .common)
+                let signalled = Loop.Source(order: -1) {}
+                loop.add(signalled, to: .default)
+                signalled.signal()
+                let descriptor = try Loop.Source(fileDescriptor: pipe.readEnd, interest: .readable) { _ in }
+                loop.add(descriptor, to: .default)
+                let port = try Loop.Port<Int>()
+                let portSource = Loop.Source(port: port, order: 2) { _ in }
+                loop.add(portSource, to: .default)
+                // Rounded up to whole seconds.
+                let once = try Loop.Timer(fireAt: start + .milliseconds(7500), tolerance: .milliseconds(250)) { _ in }
+                loop.add(once, to: .default)
+                // Added in reverse order: listed by order.
+                loop.add(Loop.Observer(activities: .entry, repeats: false, order: 3) { _, _ in }, to: .default)
+                loop.add(Loop.Observer(activities: [.beforeWaiting, .afterWaiting]) { _, _ in }, to: .default)
+                loop.perform(in: ["paused"]) {}
+                loop.perform(in: ["tracking"]) { texts(loop.debugDescription(now: start)) }
+                loop.perform {
+                    texts(loop.debugDescription(now: start))
+                    loop.run("tracking", timeout: .zero)
+                    loop.stop()
+                }
                 texts(loop.debugDescription(now: start))
-                loop.run("tracking", timeout: .zero)
-                loop.stop()
+                loop.run(timeout: generousDeadline)
+                for item in [commonSource, signalled, descriptor, portSource] { item.invalidate() }
+                commonTimer.invalidate()
+                once.invalidate()
             }
-            texts(loop.debugDescription(now: start))
-            loop.run(timeout: generousDeadline)
-            for item in [commonSource, signalled, descriptor, portSource] { item.invalidate() }
-            commonTimer.invalidate()
-            once.invalidate()
+            let fd = pipe.readEnd
+            // Idle, before the run: every block queued, the one-shot entry observer still there.
+            let idle = described(
+                backend, fd, mode: "none (not running)", queued: 3, entry: true, inDefault: 1, inTracking: 2)
+            // In the first drain of the default run: the block describing is running (not queued),
+            // the source is not performed yet, and the one-shot entry observer is gone.
+            let running = described(
+                backend, fd, mode: "\"kRunLoopDefaultMode\"", queued: 2, entry: false, inDefault: 0, inTracking: 1)
+            // In the tracking run nested in that block, in its drain: the tracking block is running.
+            let nested = described(
+                backend, fd, mode: "\"tracking\", nested in \"kRunLoopDefaultMode\"", queued: 1, entry: false,
+                inDefault: 0, inTracking: 0)
+            #expect(texts.all == [idle, running, nested])
         }
-        let fd = pipe.readEnd
-        // Idle, before the run: every block queued, the one-shot entry observer still there.
-        let idle = described(backend, fd, mode: "none (not running)", queued: 3, entry: true, inDefault: 1, inTracking: 2)
-        // In the first drain of the default run: the block describing is running (not queued),
-        // the source is not performed yet, and the one-shot entry observer is gone.
-        let running = described(
-            backend, fd, mode: "\"kRunLoopDefaultMode\"", queued: 2, entry: false, inDefault: 0, inTracking: 1)
-        // In the tracking run nested in that block, in its drain: the tracking block is running.
-        let nested = described(
-            backend, fd, mode: "\"tracking\", nested in \"kRunLoopDefaultMode\"", queued: 1, entry: false,
-            inDefault: 0, inTracking: 0)
-        #expect(texts.all == [idle, running, nested])
     }
 
     @Test("describes a sleeping loop from another thread, timers rounded up to whole seconds", arguments: backends)
@@ -90,7 +93,7 @@ struct DebugDescriptionTests {
 private func described(
     _ backend: BackendKind, _ fd: Int32, mode: String, queued: Int, entry: Bool, inDefault: Int, inTracking: Int
 ) -> String {
-    let entryObserver = entry ? "\n          activities entry, order 3, once" : ""
+    let entryObserver = entry ? "\n      activities entry, order 3, once" : ""
     return """
         Loop(\(backend)) {
           current mode: \(mode)

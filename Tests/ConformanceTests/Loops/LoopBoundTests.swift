@@ -8,46 +8,46 @@ import Testing
 struct LoopBoundTests {
     @Test("a LoopBoundBox is shared by the handlers that capture it, on the loop's thread", arguments: backends)
     func boxSharedByHandlers(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let log = try await within(generousDeadline) {
-            try await worker.submit { LoopBoundBox([String](), loop: loop) }
-        }
-        let fired = Latch()
-        let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
-            log.withValue { $0.append("timer") }
-            fired.open()
-        }
-        for index in 0..<3 {
-            loop.perform {
-                log.value.append("block \(index)")
-                // Added by the last block: the timer's handler follows every block's.
-                if index == 2 { loop.add(timer, to: .default) }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let log = try await within(generousDeadline) {
+                try await worker.submit { LoopBoundBox([String](), loop: loop) }
             }
+            let fired = Latch()
+            let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
+                log.withValue { $0.append("timer") }
+                fired.open()
+            }
+            for index in 0..<3 {
+                loop.perform {
+                    log.value.append("block \(index)")
+                    // Added by the last block: the timer's handler follows every block's.
+                    if index == 2 { loop.add(timer, to: .default) }
+                }
+            }
+            #expect(await fired.waitOffPool(for: generousDeadline))
+            let logged = try await within(generousDeadline) { try await worker.submit { log.value } }
+            #expect(logged == ["block 0", "block 1", "block 2", "timer"])
         }
-        #expect(await fired.waitOffPool(for: generousDeadline))
-        let logged = try await within(generousDeadline) { try await worker.submit { log.value } }
-        #expect(logged == ["block 0", "block 1", "block 2", "timer"])
-        worker.stop()
     }
 
     @Test("a LoopBound carries a value that is not Sendable; a box made elsewhere is handed over", arguments: backends)
     func boundValue(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        let loop = worker.loop
-        let bound = try await within(generousDeadline) {
-            try await worker.submit {
-                let tally = Tally()
-                tally.count = 5
-                return LoopBound(tally, loop: loop)
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let loop = worker.loop
+            let bound = try await within(generousDeadline) {
+                try await worker.submit {
+                    let tally = Tally()
+                    tally.count = 5
+                    return LoopBound(tally, loop: loop)
+                }
             }
+            #expect(try await within(generousDeadline) { try await worker.submit { bound.value.count } } == 5)
+            let box = LoopBoundBox.makeSending(Tally(), loop: loop)
+            #expect(box.loop === loop)
+            try await within(generousDeadline) { try await worker.submit { box.value.count += 2 } }
+            #expect(try await within(generousDeadline) { try await worker.submit { box.value.count } } == 2)
         }
-        #expect(try await within(generousDeadline) { try await worker.submit { bound.value.count } } == 5)
-        let box = LoopBoundBox.makeSending(Tally(), loop: loop)
-        #expect(box.loop === loop)
-        try await within(generousDeadline) { try await worker.submit { box.value.count += 2 } }
-        #expect(try await within(generousDeadline) { try await worker.submit { box.value.count } } == 2)
-        worker.stop()
     }
 }
 

@@ -6,10 +6,9 @@ import Testing
 struct SmokeTests {
     @Test("a timer fires and the run ends finished", arguments: backends)
     func timerFires(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .milliseconds(1)) { _ in trace("fired") }
             loop.add(timer, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["fired"])

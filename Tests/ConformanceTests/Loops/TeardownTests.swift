@@ -27,13 +27,7 @@ struct TeardownTests {
         let loopRef = Ref<Loop>()
         let failure = Ref<String>()
         let thread = try TestThread {
-            let loop: Loop
-            do {
-                loop = try Loop.current(backend: backend)
-            } catch {
-                failure.value = "the loop could not be created: \(error)"
-                return
-            }
+            guard let loop = newLoop(backend, failure: failure) else { return }
             loopRef.value = loop
             // Queued for the common modes, for a mode that never runs, and from another thread;
             // the loop never runs.

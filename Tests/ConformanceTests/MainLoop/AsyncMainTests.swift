@@ -32,9 +32,8 @@ struct AsyncMainTests {
         "built with -disable-availability-checking, DefaultExecutorFactory = LoopExecutorFactory puts the async main on the main loop; returning exits with status 0",
         arguments: backends)
     func asyncMainWithFlag(_ backend: BackendKind) async throws {
-        let run = try await ChildProgram.run("AsyncMainFixture", [backend.rawValue])
-        #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
+        try await expectCleanRun(
+            "AsyncMainFixture", [backend.rawValue], printed: Self.checks + ["returning", "exit handlers ran"])
     }
 
     @Test(
@@ -54,49 +53,46 @@ struct AsyncMainTests {
         "the same program built without the flag keeps Dispatch's main executor, and the checks see it",
         arguments: backends)
     func asyncMainWithoutFlag(_ backend: BackendKind) async throws {
-        let run = try await ChildProgram.run("AsyncMainFallbackFixture", [backend.rawValue])
-        #expect(
-            run.lines == [
+        try await expectCleanRun(
+            "AsyncMainFallbackFixture", [backend.rawValue],
+            printed: [
                 "the main loop uses the requested backend: true", "main executor is the main loop: false",
             ])
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "a synchronous main that installs the factory (LoopExecutorFactory.install() or the runtime's _createExecutors) and runs Loop.main.run { … }",
         arguments: backends.flatMap { backend in ["install", "createExecutors"].map { (backend, $0) } })
     func synchronousMainInstalls(_ backend: BackendKind, _ how: String) async throws {
-        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, how])
-        #expect(run.lines == Self.checks + ["returning", "exit handlers ran"])
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
+        try await expectCleanRun(
+            "CreateExecutorsFixture", [backend.rawValue, how],
+            printed: Self.checks + ["returning", "exit handlers ran"])
     }
 
     @Test(
         "the main actor's executor driven by hand: run() until stop(), which waits for a nested loop run to end; runUntil(_:); a stop() with no run active is not kept",
         arguments: backends)
     func executorRunAndStop(_ backend: BackendKind) async throws {
-        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "executor-run"])
-        #expect(
-            run.lines == [
+        try await expectCleanRun(
+            "CreateExecutorsFixture", [backend.rawValue, "executor-run"],
+            printed: [
                 "job on the running main loop: true", "timer stops the nested run", "nested run: stopped",
                 "run returned", "condition set", "runUntil returned", "served after a stop with no run active",
                 "run returned",
             ])
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(
         "install() after the main actor was used, and twice: the main actor's earlier work still runs on the main loop",
         arguments: backends)
     func lateInstall(_ backend: BackendKind) async throws {
-        let run = try await ChildProgram.run("CreateExecutorsFixture", [backend.rawValue, "late-install"])
-        #expect(
-            run.lines == [
+        try await expectCleanRun(
+            "CreateExecutorsFixture", [backend.rawValue, "late-install"],
+            printed: [
                 "installed before: false", "installed: true",
                 "task queued before install: on the running main loop true",
                 "run: stopped",
             ])
-        #expect(!run.crashed && run.status == 0, "\(run.errors)")
     }
 
     @Test(

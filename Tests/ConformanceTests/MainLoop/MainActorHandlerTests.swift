@@ -83,13 +83,13 @@ struct MainActorHandlerTests {
 
     @Test("a handler isolated to an actor whose executor is the loop runs there", arguments: backends)
     func loopActorRuns(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(name: "worker", backend: backend)
-        let actor = LoopActor(worker.loop)
-        let fired = Latch()
-        await actor.addTimer(signalling: fired)
-        #expect(await fired.waitOffPool())
-        #expect(await actor.count == 1)
-        worker.stop()
+        try await withWorker(LoopThread(name: "worker", backend: backend)) { worker in
+            let actor = LoopActor(worker.loop)
+            let fired = Latch()
+            await actor.addTimer(signalling: fired)
+            #expect(await fired.waitOffPool())
+            #expect(await actor.count == 1)
+        }
     }
 
     @Test("nonisolated handlers stay nonisolated: any loop runs them", arguments: backends)

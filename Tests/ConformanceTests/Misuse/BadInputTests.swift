@@ -41,48 +41,38 @@ struct BadInputTests {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
-        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: fd) { _ in } }
-        #expect(error?.argument == "fileDescriptor")
-        #expect(error?.value == "\(fd)")
+        expectRefused("fileDescriptor", value: "\(fd)") { try Loop.Source(fileDescriptor: fd) { _ in } }
     }
 
     @Test("an empty interest", arguments: backends)
     func emptyInterest(_ backend: BackendKind) async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let error = #expect(throws: ArgumentError.self) {
-            try Loop.Source(fileDescriptor: pipe.readEnd, interest: []) { _ in }
+        try await withPipe { pipe in
+            expectRefused("interest", value: "[]") {
+                try Loop.Source(fileDescriptor: pipe.readEnd, interest: []) { _ in }
+            }
         }
-        #expect(error?.argument == "interest")
-        #expect(error?.value == "[]")
     }
 
     @Test("a negative or zero interval", arguments: backends)
     func badInterval(_ backend: BackendKind) async throws {
-        let negative = #expect(throws: ArgumentError.self) {
+        expectRefused("interval", value: "\(Duration.zero - .seconds(1))") {
             try Loop.Timer(fireAt: .now, interval: .zero - .seconds(1)) { _ in }
         }
-        #expect(negative?.argument == "interval")
-        #expect(negative?.value == "\(Duration.zero - .seconds(1))")
         let zero = #expect(throws: ArgumentError.self) { try Loop.Timer(fireAt: .now, interval: .zero) { _ in } }
         #expect(zero?.argument == "interval")
         #expect(zero?.value == "\(Duration.zero)")
-        let repeating = #expect(throws: ArgumentError.self) {
+        expectRefused("repeating") {
             try Loop.Timer(after: .seconds(1), repeating: .zero) { _ in }
         }
-        #expect(repeating?.argument == "repeating")
     }
 
     @Test("a negative tolerance, at creation and when changed", arguments: backends)
     func negativeTolerance(_ backend: BackendKind) async throws {
-        let atCreation = #expect(throws: ArgumentError.self) {
+        expectRefused("tolerance", value: "\(Duration.zero - .milliseconds(1))") {
             try Loop.Timer(after: .seconds(1), tolerance: .zero - .milliseconds(1)) { _ in }
         }
-        #expect(atCreation?.argument == "tolerance")
-        #expect(atCreation?.value == "\(Duration.zero - .milliseconds(1))")
         let timer = try Loop.Timer(after: .seconds(1)) { _ in }
-        let changed = #expect(throws: ArgumentError.self) { try timer.setTolerance(.zero - .nanoseconds(1)) }
-        #expect(changed?.argument == "tolerance")
+        expectRefused("tolerance") { try timer.setTolerance(.zero - .nanoseconds(1)) }
         #expect(timer.tolerance == .zero)
     }
 
@@ -103,25 +93,22 @@ extension BadInputTests {
         let fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
-        let error = #expect(throws: ArgumentError.self) { try Loop.Source(fileDescriptor: fd) { _ in } }
-        #expect(error?.argument == "fileDescriptor")
-        #expect(error?.value == "\(fd)")
-        #expect(error?.reason == "regular files and directories are always ready and cannot be watched")
+        expectRefused(
+            "fileDescriptor", value: "\(fd)",
+            reason: "regular files and directories are always ready and cannot be watched"
+        ) { try Loop.Source(fileDescriptor: fd) { _ in } }
     }
 
     @Test("a negative repeating interval, named as the initialiser spells it", arguments: backends)
     func negativeRepeating(_ backend: BackendKind) async throws {
-        let error = #expect(throws: ArgumentError.self) {
+        expectRefused("repeating", value: "\(Duration.zero - .seconds(1))", reason: "an interval must not be negative")
+        {
             try Loop.Timer(after: .seconds(1), repeating: .zero - .seconds(1)) { _ in }
         }
-        #expect(error?.argument == "repeating")
-        #expect(error?.value == "\(Duration.zero - .seconds(1))")
-        #expect(error?.reason == "an interval must not be negative")
         // Both wrong: the interval is named first.
-        let both = #expect(throws: ArgumentError.self) {
+        expectRefused("interval") {
             try Loop.Timer(fireAt: .now, interval: .zero, tolerance: .zero - .seconds(1)) { _ in }
         }
-        #expect(both?.argument == "interval")
     }
 
     @Test("Loop.current(creatingWith:) with a factory that makes another kind than it names", arguments: backends)
@@ -180,4 +167,16 @@ private struct Refused: Error, Equatable {}
 /// Writes `text` to standard error, unbuffered (for exit tests to read back).
 func writeToStandardError(_ text: String) {
     _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+/// Expects `body` to be refused with an `ArgumentError` naming `argument`, and, where given, the
+/// value and the reason the error names.
+func expectRefused<R>(
+    _ argument: String, value: String? = nil, reason: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) {
+    let error = #expect(throws: ArgumentError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.argument == argument, sourceLocation: sourceLocation)
+    if let value { #expect(error?.value == value, sourceLocation: sourceLocation) }
+    if let reason { #expect(error?.reason == reason, sourceLocation: sourceLocation) }
 }

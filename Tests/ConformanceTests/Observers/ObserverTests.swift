@@ -9,10 +9,9 @@ import Testing
 struct ObserverTests {
     @Test("a run serving one timer notifies entry, one pass, exit", arguments: backends)
     func runShape(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record(into: trace)
             loop.add(try recordingTimer("timer", after: .milliseconds(1), into: trace), to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(
@@ -132,11 +131,10 @@ struct ObserverTests {
 
     @Test("stop() from an entry observer ends the run before any pass", arguments: backends)
     func stopFromEntry(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record(into: trace)
             loop.add(Loop.Observer(activities: .entry) { _, _ in loop.stop() }, to: .default)
             loop.add(try recordingTimer("timer", into: trace), to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .stopped)
         #expect(trace.all == ["entry", "exit"])
@@ -144,12 +142,11 @@ struct ObserverTests {
 
     @Test("a mode emptied by a beforeWaiting observer is not slept in: the run finishes", arguments: backends)
     func emptiedByBeforeWaiting(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record(into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in timer.invalidate() }, to: .default)
             loop.add(timer, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "exit"])
@@ -157,12 +154,11 @@ struct ObserverTests {
 
     @Test("a mode emptied during a pass ends the run without sleeping", arguments: backends)
     func emptiedDuringPass(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record(into: trace)
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("timer") }
             loop.add(timer, to: .default)
             loop.perform { timer.invalidate() }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["entry", "beforeTimers", "beforeSources", "exit"])

@@ -41,14 +41,13 @@ struct RunResultTests {
 
     @Test("stopped takes precedence over finished", arguments: backends)
     func stoppedBeatsFinished(_ backend: BackendKind) async throws {
-        let result = try await onLoopThread(backend) { loop in
+        let (result, _) = try await tracedRun(backend) { loop, _ in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(timer, to: .default)
             loop.perform {
                 timer.invalidate()
                 loop.stop()
             }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .stopped)
     }
@@ -85,7 +84,7 @@ struct RunResultTests {
         "stop ends the innermost run after its pass; blocks of that pass still run; the outer run goes on",
         arguments: backends)
     func stopInnermost(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: "inner")
             loop.add(
@@ -98,7 +97,6 @@ struct RunResultTests {
                     trace("inner \(loop.run("inner", timeout: generousDeadline))")
                 }, to: .default)
             loop.add(try Loop.Timer(after: .milliseconds(1)) { _ in trace("outer goes on") }, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["inner block stops", "queued during drain, same pass", "inner stopped", "outer goes on"])
@@ -106,24 +104,21 @@ struct RunResultTests {
 
     @Test("stop from another thread wakes and stops the run", arguments: backends)
     func stopFromAnotherThread(_ backend: BackendKind) async throws {
-        let result = try await onLoopThread(backend) { loop in
+        let (result, _) = try await tracedRun(backend) { loop, _ in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
-            _ = try TestThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            _ = try whenAsleep(loop) {
                 loop.stop()
             }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .stopped)
     }
 
     @Test("stop while the loop is not running has no effect on the next run", arguments: backends)
     func stopWhenIdle(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.stop()
             loop.add(try recordingTimer("timer", after: .milliseconds(1), into: trace), to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["timer"])
@@ -131,7 +126,7 @@ struct RunResultTests {
 
     @Test("a stop left unconsumed by an inner run dies with it", arguments: backends)
     func stopDiesWithRun(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.add(
                 try Loop.Timer(after: .zero) { _ in
                     let timer = try! Loop.Timer(after: .seconds(3600)) { _ in }
@@ -142,7 +137,6 @@ struct RunResultTests {
                     timer.invalidate()
                 }, to: .default)
             loop.add(try Loop.Timer(after: .milliseconds(2)) { _ in trace("outer timer") }, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["inner timedOut", "outer timer"])
@@ -150,14 +144,13 @@ struct RunResultTests {
 
     @Test("runs nest in the same mode, and the outer run resumes afterwards", arguments: backends)
     func nestSameMode(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.add(
                 try Loop.Timer(after: .zero, order: 0) { _ in
                     trace("outer timer")
                     loop.add(try! recordingTimer("nested timer", into: trace), to: .default)
                     trace("nested \(loop.run(timeout: generousDeadline, returnAfterSourceHandled: false))")
                 }, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["outer timer", "nested timer", "nested finished"])

@@ -84,13 +84,7 @@ struct WakeRace: Sendable {
         let backend = self.backend
         let loopThread = try TestThread {
             defer { ready.open() }
-            let loop: Loop
-            do {
-                loop = try Loop.current(backend: backend)
-            } catch {
-                failure.value = "the loop could not be created: \(error)"
-                return
-            }
+            guard let loop = newLoop(backend, failure: failure) else { return }
             let keepAlive = Loop.Source {}
             loop.add(keepAlive, to: .default)
             let signalled = Loop.Source {

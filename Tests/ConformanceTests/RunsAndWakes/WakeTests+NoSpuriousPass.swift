@@ -8,23 +8,7 @@ import Testing
 extension WakeTests {
     @Test("a bare wakeUp while the loop sleeps makes exactly one extra pass", arguments: backends)
     func wakeUpMakesOnePass(_ backend: BackendKind) async throws {
-        let (statistics, trace) = try await traced(backend) { loop, trace in
-            let (keepAlive, _) = try keepAliveSource()
-            loop.add(keepAlive, to: .default)
-            loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
-            let sleeps = Atomic<Int>(0)
-            loop.add(
-                Loop.Observer(activities: .beforeWaiting) { _, _ in
-                    let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
-                        if sleep == 1 { loop.wakeUp() } else { loop.stop() }
-                    }
-                }, to: .default)
-            _ = loop.run(timeout: generousDeadline)
-            keepAlive.invalidate()
-            return loop.statistics
-        }
+        let (statistics, trace) = try await wokenInFirstSleep(backend) { loop in loop.wakeUp() }
         #expect(trace.all == ["beforeWaiting", "afterWaiting", "beforeWaiting", "afterWaiting", "exit"])
         #expect(statistics.wokenWakeups == 2)
         #expect(statistics.spuriousWakeups == 0)
@@ -32,7 +16,23 @@ extension WakeTests {
 
     @Test("a wake that arrives after its sleep ended (a late write) makes no pass of its own", arguments: backends)
     func lateWakeIsAbsorbed(_ backend: BackendKind) async throws {
-        let (statistics, trace) = try await traced(backend) { loop, trace in
+        let (statistics, trace) = try await wokenInFirstSleep(backend) { loop in
+            // What a poster that claimed a wake for an earlier sleep delivers late: a wake nobody
+            // claimed for this sleep. Then a real one.
+            loop.backendWaker.wake()
+            loop.wakeUp()
+        }
+        #expect(trace.all == ["beforeWaiting", "afterWaiting", "beforeWaiting", "afterWaiting", "exit"])
+        #expect(statistics.spuriousWakeups == 0)
+    }
+
+    /// Runs a loop of `backend` (kept alive by a source, its sleeps and exit traced): once its
+    /// first sleep has begun, another thread does `wake` to it; once the second has, it stops
+    /// the loop. Returns the loop's statistics and the trace.
+    private func wokenInFirstSleep(
+        _ backend: BackendKind, by wake: @escaping @Sendable (Loop) -> Void
+    ) async throws -> (Loop.Statistics, Trace) {
+        try await traced(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()
             loop.add(keepAlive, to: .default)
             loop.record([.beforeWaiting, .afterWaiting, .exit], into: trace)
@@ -40,24 +40,14 @@ extension WakeTests {
             loop.add(
                 Loop.Observer(activities: .beforeWaiting) { _, _ in
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
-                        if sleep == 1 {
-                            // What a poster that claimed a wake for an earlier sleep delivers late:
-                            // a wake nobody claimed for this sleep. Then a real one.
-                            loop.backendWaker.wake()
-                            loop.wakeUp()
-                        } else {
-                            loop.stop()
-                        }
+                    _ = try? whenAsleep(loop) {
+                        if sleep == 1 { wake(loop) } else { loop.stop() }
                     }
                 }, to: .default)
             _ = loop.run(timeout: generousDeadline)
             keepAlive.invalidate()
             return loop.statistics
         }
-        #expect(trace.all == ["beforeWaiting", "afterWaiting", "beforeWaiting", "afterWaiting", "exit"])
-        #expect(statistics.spuriousWakeups == 0)
     }
 
     @Test(

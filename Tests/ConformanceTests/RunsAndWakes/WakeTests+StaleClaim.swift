@@ -43,8 +43,7 @@ extension WakeTests {
                     let sleep = sleeps.add(1, ordering: .relaxed).newValue
                     if sleep <= 2 {
                         do {
-                            _ = try TestThread {
-                                guard spinUntilWaiting(loop) else { return loop.stop() }
+                            _ = try whenAsleep(loop) {
                                 if sleep == 1 {
                                     loop.holdWakesAfterSeeingSleep {
                                         posterSawSleep.open()

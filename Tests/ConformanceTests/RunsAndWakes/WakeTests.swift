@@ -19,8 +19,7 @@ struct WakeTests {
                 Loop.Observer(activities: .beforeWaiting) { observer, _ in
                     switch passes.add(1, ordering: .relaxed).newValue {
                     case 1:
-                        _ = try? TestThread {
-                            guard spinUntilWaiting(loop) else { return loop.stop() }
+                        _ = try? whenAsleep(loop) {
                             loop.wakeUp()
                         }
                     default:
@@ -36,11 +35,10 @@ struct WakeTests {
 
     @Test("wakeUp while the loop is not running has no effect: the next run starts with none", arguments: backends)
     func wakeUpWhenIdle(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.wakeUp()
             loop.record([.afterWaiting], into: trace)
             loop.add(try recordingTimer("timer", after: .milliseconds(2), into: trace), to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["afterWaiting", "timer"])
@@ -65,20 +63,18 @@ struct WakeTests {
 
     @Test("a block posted to a busy loop runs in that pass and leaves no wake behind", arguments: backends)
     func busyPostLeavesNoWake(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             loop.perform {
                 loop.perform {
                     trace("posted while busy")
                     // Stop once the loop sleeps again: a wake left behind would add a pass first.
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
+                    _ = try? whenAsleep(loop) {
                         loop.stop()
                     }
                 }
             }
-            return loop.run(timeout: generousDeadline)
         }
         // The pending block makes the first wait a poll; the second sleeps until the stop.
         #expect(result == .stopped)
@@ -123,27 +119,24 @@ struct WakeTests {
 
     @Test("adding a descriptor source from another thread arms it in the sleeping loop", arguments: backends)
     func addSourceFromAnotherThread(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let result = try await onLoopThread(backend) { loop in
-            let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
-            loop.add(timer, to: .default)
-            let ref = WeakRef<Loop.Source>()
-            let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
-                trace("readable")
-                ref.value!.invalidate()
-                timer.invalidate()
+        try await withPipe { pipe in
+            let (result, trace) = try await tracedRun(backend) { loop, trace in
+                let timer = try Loop.Timer(after: .seconds(3600)) { _ in }
+                loop.add(timer, to: .default)
+                let ref = WeakRef<Loop.Source>()
+                let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                    trace("readable")
+                    ref.value!.invalidate()
+                    timer.invalidate()
+                }
+                ref.value = source
+                pipe.fill()
+                _ = try whenAsleep(loop) {
+                    loop.add(source, to: .default)
+                }
             }
-            ref.value = source
-            pipe.fill()
-            _ = try TestThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
-                loop.add(source, to: .default)
-            }
-            return loop.run(timeout: generousDeadline)
+            #expect(result == .finished)
+            #expect(trace.all == ["readable"])
         }
-        #expect(result == .finished)
-        #expect(trace.all == ["readable"])
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import RunLoopKit
 import TestSupport
+import Testing
 
 /// One run of a fixture program built next to the test bundle: what it printed and how it
 /// ended.
@@ -53,4 +54,15 @@ struct ChildProgram: Sendable {
             )
         }
     }
+}
+
+/// Runs the fixture program `name ARGUMENTS…` (``ChildProgram/run(_:_:limit:)``) and expects it
+/// to print `lines` and exit normally.
+func expectCleanRun(
+    _ name: String, _ arguments: [String], limit: Duration = generousDeadline * 2, printed lines: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let run = try await ChildProgram.run(name, arguments, limit: limit)
+    #expect(run.lines == lines, sourceLocation: sourceLocation)
+    #expect(!run.crashed && run.status == 0, "\(run.errors)", sourceLocation: sourceLocation)
 }

@@ -31,3 +31,15 @@ func traced<T: Sendable>(
     let value = try await onLoopThread(backend, fileID: fileID, line: line) { loop in try body(loop, trace) }
     return (value, trace)
 }
+
+/// ``traced(_:fileID:line:_:)`` for a test that sets the loop up in `setUp`, then runs its
+/// default mode (for at most ``generousDeadline``): returns how that run ended, and the trace.
+func tracedRun(
+    _ backend: BackendKind, fileID: String = #fileID, line: Int = #line,
+    _ setUp: @escaping @Sendable (Loop, Trace) throws -> Void
+) async throws -> (Loop.RunResult, Trace) {
+    try await traced(backend, fileID: fileID, line: line) { loop, trace in
+        try setUp(loop, trace)
+        return loop.run(timeout: generousDeadline)
+    }
+}

@@ -141,21 +141,8 @@ struct TimerTests {
 
     @Test("a next instant set inside the callback wins over the automatic advance when later", arguments: backends)
     func setInsideCallbackLater(_ backend: BackendKind) async throws {
-        let gaps = try await onLoopThread(backend) { loop in
-            let served = Lock<[ContinuousClock.Instant]>([])
-            let timer = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { timer in
-                let count = served.withLock {
-                    $0.append(timer.nextFireInstant); return $0.count
-                }
-                if count == 1 { timer.nextFireInstant = timer.nextFireInstant + .milliseconds(100) }
-                if count == 2 { timer.invalidate() }
-            }
-            loop.add(timer, to: .default)
-            loop.run(timeout: generousDeadline)
-            let instants = served.withLock { $0 }
-            return zip(instants.dropFirst(), instants).map { $0 - $1 }
-        }
-        #expect(gaps == [.milliseconds(100)])
+        let instants = try await servedInstants(backend, repeating: .milliseconds(1), setLaterBy: .milliseconds(100))
+        #expect(zip(instants.dropFirst(), instants).map { $0 - $1 } == [.milliseconds(100)])
     }
 
     /// T6: a past instant set inside the callback means now, like everywhere else (before,
@@ -199,17 +186,12 @@ struct TimerTests {
 
     @Test("re-arming a timer from another thread wakes the sleeping loop", arguments: backends)
     func rearmFromAnotherThread(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
-            loop.add(
-                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
-                        timer.nextFireInstant = .now
-                    }
-                }, to: .default)
-            return loop.run(timeout: generousDeadline)
+            onceAsleep(loop) {
+                timer.nextFireInstant = .now
+            }
         }
         #expect(result == .finished)
         #expect(trace.all == ["fired"])
@@ -217,21 +199,16 @@ struct TimerTests {
 
     @Test("adding a sooner timer from another thread wakes the sleeping loop", arguments: backends)
     func addFromAnotherThread(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let far = try Loop.Timer(after: .seconds(3600)) { _ in }
             loop.add(far, to: .default)
             let near = try Loop.Timer(after: .zero) { _ in
                 trace("near fired")
                 far.invalidate()
             }
-            loop.add(
-                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
-                        loop.add(near, to: .default)
-                    }
-                }, to: .default)
-            return loop.run(timeout: generousDeadline)
+            onceAsleep(loop) {
+                loop.add(near, to: .default)
+            }
         }
         #expect(result == .finished)
         #expect(trace.all == ["near fired"])
@@ -293,13 +270,12 @@ struct TimerTests {
 
     @Test("a repeating timer invalidated in its own callback never fires again", arguments: backends)
     func invalidateInsideCallback(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .zero, repeating: .microseconds(100)) { timer in
                 trace("fired")
                 timer.invalidate()
             }
             loop.add(timer, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["fired"])
@@ -335,17 +311,12 @@ struct TimerTests {
         "a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends",
         arguments: backends)
     func invalidateFromAnotherThread(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
-            loop.add(
-                Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
-                    _ = try? TestThread {
-                        guard spinUntilWaiting(loop) else { return loop.stop() }
-                        timer.invalidate()
-                    }
-                }, to: .default)
-            return loop.run(timeout: generousDeadline)
+            onceAsleep(loop) {
+                timer.invalidate()
+            }
         }
         #expect(result == .finished)
         #expect(trace.all == [])

@@ -156,7 +156,7 @@ struct Version0SourceTests {
 
     @Test("signal from another thread wakes a sleeping loop without wakeUp", arguments: backends)
     func signalWakes(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let ref = WeakRef<Loop.Source>()
             let source = Loop.Source {
                 trace("performed")
@@ -172,7 +172,6 @@ struct Version0SourceTests {
                         source.signal()
                     }
                 }, to: .default)
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .finished)
         #expect(trace.all == ["performed"])

@@ -96,34 +96,34 @@ struct DescriptorSyncTests {
         "a second source on a watched descriptor registers that descriptor afresh for both, and its removal again for one",
         arguments: backends)
     func secondSourceOnOneDescriptor(_ backend: BackendKind) async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let trace = try await onCountingLoopThread(backend) { loop, counter -> [String] in
-            let trace = Trace()
-            let first = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in trace("first") }
-            let second = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in trace("second") }
-            defer { first.invalidate() }
-            loop.add(first, to: .default)
-            loop.run(.default, timeout: .zero)
-            trace("one source: \(counter.take())")
-            loop.add(second, to: .default)
-            pipe.fill()
-            loop.run(.default, timeout: .zero)
-            trace("two sources: \(counter.take())")
-            second.invalidate()
-            loop.run(.default, timeout: .zero)
-            trace("one again: \(counter.take())")
-            pipe.drain()
-            return trace.all
+        try await withPipe { pipe in
+            let trace = try await onCountingLoopThread(backend) { loop, counter -> [String] in
+                let trace = Trace()
+                let first = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in trace("first") }
+                let second = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in trace("second") }
+                defer { first.invalidate() }
+                loop.add(first, to: .default)
+                loop.run(.default, timeout: .zero)
+                trace("one source: \(counter.take())")
+                loop.add(second, to: .default)
+                pipe.fill()
+                loop.run(.default, timeout: .zero)
+                trace("two sources: \(counter.take())")
+                second.invalidate()
+                loop.run(.default, timeout: .zero)
+                trace("one again: \(counter.take())")
+                pipe.drain()
+                return trace.all
+            }
+            #expect(
+                trace == [
+                    "one source: 1 registered, 0 unregistered",
+                    "first", "second",
+                    "two sources: 1 registered, 1 unregistered",
+                    "first",
+                    "one again: 1 registered, 1 unregistered",
+                ])
         }
-        #expect(
-            trace == [
-                "one source: 1 registered, 0 unregistered",
-                "first", "second",
-                "two sources: 1 registered, 1 unregistered",
-                "first",
-                "one again: 1 registered, 1 unregistered",
-            ])
     }
 }
 

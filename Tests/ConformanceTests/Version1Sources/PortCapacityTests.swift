@@ -67,101 +67,101 @@ struct PortCapacityTests {
         "waiting senders are admitted first come first served as the receiver takes messages, none lost",
         arguments: backends)
     func waitingSendersAdmittedInOrder(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        defer { worker.stop() }
-        let port = try Loop.Port<Int>(capacity: 1)
-        port.send(0)
-        var senders: [Task<Void, any Error>] = []
-        for message in 1...3 {
-            senders.append(Task { try await port.sendWaitingForRoom(message) })
-            // Each sender is in line before the next starts: the line's order is known.
-            try await within { await port.untilSendersWait(message) }
-        }
-        // Full, and senders wait: trySend does not jump the line.
-        #expect(port.trySend(4).label == "full 4")
-        let received = try await within {
-            var received: [Int] = []
-            for try await message in port.messages(on: worker.loop) {
-                received.append(message)
-                if received.count == 4 { break }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let port = try Loop.Port<Int>(capacity: 1)
+            port.send(0)
+            var senders: [Task<Void, any Error>] = []
+            for message in 1...3 {
+                senders.append(Task { try await port.sendWaitingForRoom(message) })
+                // Each sender is in line before the next starts: the line's order is known.
+                try await within { await port.untilSendersWait(message) }
             }
-            return received
+            // Full, and senders wait: trySend does not jump the line.
+            #expect(port.trySend(4).label == "full 4")
+            let received = try await within {
+                var received: [Int] = []
+                for try await message in port.messages(on: worker.loop) {
+                    received.append(message)
+                    if received.count == 4 { break }
+                }
+                return received
+            }
+            for sender in senders { try await within { try await sender.value } }
+            #expect(received == [0, 1, 2, 3])
+            #expect(port.waitingSenderCount == 0)
         }
-        for sender in senders { try await within { try await sender.value } }
-        #expect(received == [0, 1, 2, 3])
-        #expect(port.waitingSenderCount == 0)
     }
 
     @Test(
         "a waiting sender whose task is cancelled throws CancellationError and its message is never queued",
         arguments: backends)
     func cancelledSender(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        defer { worker.stop() }
-        let port = try Loop.Port<Int>(capacity: 1)
-        port.send(1)
-        let first = Task { try await port.sendWaitingForRoom(2) }
-        try await within { await port.untilSendersWait(1) }
-        let second = Task { try await port.sendWaitingForRoom(3) }
-        try await within { await port.untilSendersWait(2) }
-        first.cancel()
-        let firstOutcome = try await within { await first.result }
-        #expect(throws: CancellationError.self) { try firstOutcome.get() }
-        #expect(port.waitingSenderCount == 1)
-        port.close() // After 3 is admitted and received, the sequence ends.
-        let received = try await within {
-            var received: [Int] = []
-            for try await message in port.messages(on: worker.loop) { received.append(message) }
-            return received
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let port = try Loop.Port<Int>(capacity: 1)
+            port.send(1)
+            let first = Task { try await port.sendWaitingForRoom(2) }
+            try await within { await port.untilSendersWait(1) }
+            let second = Task { try await port.sendWaitingForRoom(3) }
+            try await within { await port.untilSendersWait(2) }
+            first.cancel()
+            let firstOutcome = try await within { await first.result }
+            #expect(throws: CancellationError.self) { try firstOutcome.get() }
+            #expect(port.waitingSenderCount == 1)
+            port.close() // After 3 is admitted and received, the sequence ends.
+            let received = try await within {
+                var received: [Int] = []
+                for try await message in port.messages(on: worker.loop) { received.append(message) }
+                return received
+            }
+            // The second sender was waiting when the port closed: it is told so.
+            let secondOutcome = try await within { await second.result }
+            #expect(throws: PortClosedError.self) { try secondOutcome.get() }
+            #expect(received == [1])
         }
-        // The second sender was waiting when the port closed: it is told so.
-        let secondOutcome = try await within { await second.result }
-        #expect(throws: PortClosedError.self) { try secondOutcome.get() }
-        #expect(received == [1])
     }
 
     @Test(
         "close() fails every waiting sender and later sends; messages queued before are still received",
         arguments: backends)
     func closeFailsSenders(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        defer { worker.stop() }
-        let port = try Loop.Port<Int>(capacity: 2)
-        port.send(1)
-        port.send(2)
-        let waiting = (3...4).map { message in Task { try await port.sendWaitingForRoom(message) } }
-        try await within { await port.untilSendersWait(2) }
-        port.close()
-        port.close() // A second close has no effect.
-        for sender in waiting {
-            let outcome = try await within { await sender.result }
-            #expect(throws: PortClosedError.self) { try outcome.get() }
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let port = try Loop.Port<Int>(capacity: 2)
+            port.send(1)
+            port.send(2)
+            let waiting = (3...4).map { message in Task { try await port.sendWaitingForRoom(message) } }
+            try await within { await port.untilSendersWait(2) }
+            port.close()
+            port.close() // A second close has no effect.
+            for sender in waiting {
+                let outcome = try await within { await sender.result }
+                #expect(throws: PortClosedError.self) { try outcome.get() }
+            }
+            #expect(port.isClosed)
+            #expect(port.trySend(5).label == "closed 5")
+            await #expect(throws: PortClosedError.self) { try await port.sendWaitingForRoom(6) }
+            let received = try await within {
+                var received: [Int] = []
+                for try await message in port.messages(on: worker.loop) { received.append(message) }
+                return received
+            }
+            #expect(received == [1, 2])
         }
-        #expect(port.isClosed)
-        #expect(port.trySend(5).label == "closed 5")
-        await #expect(throws: PortClosedError.self) { try await port.sendWaitingForRoom(6) }
-        let received = try await within {
-            var received: [Int] = []
-            for try await message in port.messages(on: worker.loop) { received.append(message) }
-            return received
-        }
-        #expect(received == [1, 2])
     }
 
     @Test("an unbounded port never waits: send and sendWaitingForRoom queue at once", arguments: backends)
     func unboundedNeverWaits(_ backend: BackendKind) async throws {
-        let worker = try LoopThread(backend: backend)
-        defer { worker.stop() }
-        let port = try Loop.Port<Int>()
-        for message in 1...500 { port.send(message) }
-        for message in 501...1000 { try await port.sendWaitingForRoom(message) }
-        port.close()
-        let received = try await within {
-            var received: [Int] = []
-            for try await message in port.messages(on: worker.loop) { received.append(message) }
-            return received
+        try await withWorker(LoopThread(backend: backend)) { worker in
+            let port = try Loop.Port<Int>()
+            for message in 1...500 { port.send(message) }
+            for message in 501...1000 { try await port.sendWaitingForRoom(message) }
+            port.close()
+            let received = try await within {
+                var received: [Int] = []
+                for try await message in port.messages(on: worker.loop) { received.append(message) }
+                return received
+            }
+            #expect(received == Array(1...1000))
         }
-        #expect(received == Array(1...1000))
     }
 }
 

@@ -21,8 +21,7 @@ extension Version1SourceTests {
             loop.add(keepAlive, to: .default)
             let kernel = try KernelRegistrations.find(for: loop)
             let inKernel = Lock("never read")
-            _ = try TestThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            _ = try whenAsleep(loop) {
                 source.invalidate()
                 // Read before the close, which would drop an epoll entry by itself.
                 inKernel.withLock { $0 = kernelAccount(kernel, holds: 1, without: ours) }

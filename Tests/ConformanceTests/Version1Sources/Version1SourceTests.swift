@@ -10,19 +10,18 @@ import Testing
 struct Version1SourceTests {
     @Test("a readable pipe calls its handler with .readable and counts as a handled source", arguments: backends)
     func readablePipe(_ backend: BackendKind) async throws {
-        let trace = Trace()
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let result = try await onLoopThread(backend) { loop in
-            let source = try Loop.Source(fileDescriptor: pipe.readEnd, interest: .readable) { readiness in
-                trace("readable \(readiness.contains(.readable)), drained \(pipe.drain())")
+        try await withPipe { pipe in
+            let (result, trace) = try await traced(backend) { loop, trace in
+                let source = try Loop.Source(fileDescriptor: pipe.readEnd, interest: .readable) { readiness in
+                    trace("readable \(readiness.contains(.readable)), drained \(pipe.drain())")
+                }
+                loop.add(source, to: .default)
+                pipe.fill(3)
+                return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
             }
-            loop.add(source, to: .default)
-            pipe.fill(3)
-            return loop.run(timeout: generousDeadline, returnAfterSourceHandled: true)
+            #expect(result == .handledSource)
+            #expect(trace.all == ["readable true, drained 3"])
         }
-        #expect(result == .handledSource)
-        #expect(trace.all == ["readable true, drained 3"])
     }
 
     @Test(
@@ -238,7 +237,7 @@ struct Version1SourceTests {
 
     @Test("a port delivers every message in order, from any thread, waking the loop", arguments: backends)
     func portMessages(_ backend: BackendKind) async throws {
-        let (result, trace) = try await traced(backend) { loop, trace in
+        let (result, trace) = try await tracedRun(backend) { loop, trace in
             let port = try Loop.Port<Int>()
             let source = Loop.Source(port: port) { message in
                 trace("message \(message)")
@@ -248,7 +247,6 @@ struct Version1SourceTests {
             _ = try TestThread {
                 for message in 1...100 { port.send(message) }
             }
-            return loop.run(timeout: generousDeadline)
         }
         #expect(result == .stopped)
         #expect(trace.all == (1...100).map { "message \($0)" })

@@ -1,5 +1,6 @@
 import Logging
 import RunLoopKit
+import ServiceLifecycle
 import TestSupport
 
 /// The backends of this build that can start here: each test runs once per backend.
@@ -18,4 +19,10 @@ final class Trace: Sendable {
 
     /// The events so far, in order.
     var all: [String] { events.withLock { $0 } }
+}
+
+/// A group of `service` alone, quiet, and the task that runs it.
+func startGroup(running service: some Service) -> (ServiceGroup, Task<Void, any Error>) {
+    let group = ServiceGroup(services: [service], logger: quietLogger)
+    return (group, Task { try await group.run() })
 }
