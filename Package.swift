@@ -197,9 +197,13 @@ let package = Package(
             ],
             path: "Tests/AllocationFixture"
         ),
-        // Threads, latches, pipes, counters, references and a seeded random generator the test
-        // targets and fixtures share.
-        .target(name: "TestSupport", dependencies: ["RunLoopKit", "CTestSupport"], path: "Tests/TestSupport"),
+        // The test targets' and fixtures' one support layer: the three ways to run code (on a new
+        // loop's thread, off the cooperative pool, a thread joined under a deadline), latches,
+        // pipes, counters, references, a seeded random generator; built on the conformance kit's
+        // support (its thread, gate and pipe), not a copy of it.
+        .target(
+            name: "TestSupport", dependencies: ["RunLoopKit", "RunLoopKitBackendConformance", "CTestSupport"],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [

@@ -103,7 +103,7 @@ private func onMainThread() -> Bool { rlk_test_gettid() == getpid() }
 /// deadline (an await that never resumes would otherwise hang the test).
 private func startWatchdog() -> Latch {
     let finished = Latch()
-    try! spawnThread {
+    _ = try! TestThread {
         guard !finished.wait(for: generousDeadline) else { return }
         trace("timed out")
         exit(3)

@@ -18,13 +18,11 @@ struct ModelBasedTests {
 /// milliseconds; this only catches a loop that never returns).
 let programDeadline: Duration = .seconds(60)
 
-/// Runs `program` on Core on a fresh thread, holding one of `offThePool`'s slots meanwhile (one
-/// program per CPU at once, as the timed scenarios need) and waiting for it off Swift's
-/// cooperative pool; `nil` if it did not finish within ``programDeadline``.
+/// Runs `program` on Core off Swift's cooperative pool, on a fresh thread (one program per CPU at
+/// once, as the timed scenarios need), so that its loop is fresh and torn down when the thread
+/// ends; `nil` if it did not finish within ``programDeadline``.
 func runOnCore(_ program: Program) async -> Trace? {
-    await withOffPoolSlot {
-        await FreshThread { CoreHarness.run(program) }.value(within: programDeadline)
-    }
+    try? await offThePool(within: programDeadline) { CoreHarness.run(program) }
 }
 
 /// Runs `program` on Core (``runOnCore(_:)``), then in the model, and records the first

@@ -16,7 +16,7 @@ struct AttachMisuseTests {
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             let made = DispatchSemaphore(value: 0)
             let loop = Ref<Loop>()
-            try spawnThread {
+            _ = try TestThread {
                 loop.value = try? Loop.current(backend: BackendKind(rawValue: name)!)
                 made.signal()
                 DispatchSemaphore(value: 0).wait()

@@ -15,91 +15,85 @@ struct AttachmentTests {
         "detach stops the loop being served and ends its host wait; attaching again serves it",
         arguments: embeddableBackends)
     func detachStopsAndReattachServes(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let trace = try onGLibThread(backend) { loop, host in
-                let trace = Trace()
-                let attachment = try loop.attach(to: host.reference)
+        let trace = try await onGLibThread(backend) { loop, host in
+            let trace = Trace()
+            let attachment = try loop.attach(to: host.reference)
+            trace("attached: \(attachment.isAttached)")
+            // The loop has nothing to do: GLib prepared it and polls; the timeout's callback
+            // runs in an iteration where the loop's source was prepared but not dispatched.
+            host.timeout(milliseconds: 5) {
+                trace("mode while GLib waits: \(loop.currentMode.map { "\($0)" } ?? "none")")
+                attachment.detach()
+                trace("mode after detach: \(loop.currentMode.map { "\($0)" } ?? "none")")
+                attachment.detach() // idempotent
                 trace("attached: \(attachment.isAttached)")
-                // The loop has nothing to do: GLib prepared it and polls; the timeout's callback
-                // runs in an iteration where the loop's source was prepared but not dispatched.
-                host.timeout(milliseconds: 5) {
-                    trace("mode while GLib waits: \(loop.currentMode.map { "\($0)" } ?? "none")")
-                    attachment.detach()
-                    trace("mode after detach: \(loop.currentMode.map { "\($0)" } ?? "none")")
-                    attachment.detach() // idempotent
-                    trace("attached: \(attachment.isAttached)")
-                    return false
-                }
-                let posted = Latch()
-                let ended = Latch()
-                _ = host.iterations(until: { !attachment.isAttached })
-                try spawnThread {
-                    loop.perform { trace("late block") }
-                    posted.open()
-                }
-                #expect(posted.wait())
-                // GLib iterates a while on its own: a timeout it serves after the post proves
-                // that iterations happened without the block.
-                host.timeout(milliseconds: 20) {
-                    trace("glib timeout after the post")
-                    ended.open()
-                    return false
-                }
-                _ = host.iterations(until: { ended.isOpen })
-                let again = try loop.attach(to: host.reference)
-                _ = host.iterations(until: { trace.all.last == "late block" })
-                again.detach()
-                trace("attached again, then detached: \(again.isAttached)")
-                return trace.all
+                return false
             }
-            #expect(
-                trace == [
-                    "attached: true", "mode while GLib waits: kRunLoopDefaultMode", "mode after detach: none",
-                    "attached: false",
-                    "glib timeout after the post", "late block", "attached again, then detached: false",
-                ])
+            let posted = Latch()
+            let ended = Latch()
+            _ = host.iterations(until: { !attachment.isAttached })
+            _ = try TestThread {
+                loop.perform { trace("late block") }
+                posted.open()
+            }
+            #expect(posted.wait())
+            // GLib iterates a while on its own: a timeout it serves after the post proves
+            // that iterations happened without the block.
+            host.timeout(milliseconds: 20) {
+                trace("glib timeout after the post")
+                ended.open()
+                return false
+            }
+            _ = host.iterations(until: { ended.isOpen })
+            let again = try loop.attach(to: host.reference)
+            _ = host.iterations(until: { trace.all.last == "late block" })
+            again.detach()
+            trace("attached again, then detached: \(again.isAttached)")
+            return trace.all
         }
+        #expect(
+            trace == [
+                "attached: true", "mode while GLib waits: kRunLoopDefaultMode", "mode after detach: none",
+                "attached: false",
+                "glib timeout after the post", "late block", "attached again, then detached: false",
+            ])
     }
 
     @Test("a loop attached already is refused until it is detached", arguments: embeddableBackends)
     func secondAttachRefused(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let outcomes = try onGLibThread(backend) { loop, host in
-                let first = try loop.attach(to: host.reference)
-                var outcomes: [String] = []
-                for context in [host.reference, GLibMainContext.default] {
-                    do {
-                        _ = try loop.attach(to: context)
-                        outcomes.append("attached twice")
-                    } catch {
-                        outcomes.append("\(error)")
-                    }
+        let outcomes = try await onGLibThread(backend) { loop, host in
+            let first = try loop.attach(to: host.reference)
+            var outcomes: [String] = []
+            for context in [host.reference, GLibMainContext.default] {
+                do {
+                    _ = try loop.attach(to: context)
+                    outcomes.append("attached twice")
+                } catch {
+                    outcomes.append("\(error)")
                 }
-                first.detach()
-                let second = try loop.attach(to: host.reference)
-                outcomes.append("after detach: \(second.isAttached)")
-                second.detach()
-                return outcomes
             }
-            let refused = "\(GLibAttachError.alreadyAttached)"
-            #expect(outcomes == [refused, refused, "after detach: true"])
+            first.detach()
+            let second = try loop.attach(to: host.reference)
+            outcomes.append("after detach: \(second.isAttached)")
+            second.detach()
+            return outcomes
         }
+        let refused = "\(GLibAttachError.alreadyAttached)"
+        #expect(outcomes == [refused, refused, "after detach: true"])
     }
 
     @Test("a backend without the embedding descriptor is refused with its reason", arguments: nonEmbeddableBackends)
     func nonEmbeddableRefused(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let outcome = try onGLibThread(backend) { loop, host in
-                do throws(GLibAttachError) {
-                    _ = try loop.attach(to: host.reference)
-                    return "attached"
-                } catch {
-                    guard case .embedding(.unsupported(backend, reason: _)) = error else { return "other: \(error)" }
-                    return "refused: unsupported"
-                }
+        let outcome = try await onGLibThread(backend) { loop, host in
+            do throws(GLibAttachError) {
+                _ = try loop.attach(to: host.reference)
+                return "attached"
+            } catch {
+                guard case .embedding(.unsupported(backend, reason: _)) = error else { return "other: \(error)" }
+                return "refused: unsupported"
             }
-            #expect(outcome == "refused: unsupported")
         }
+        #expect(outcome == "refused: unsupported")
     }
 
     /// The loop's thread ends while attached: the source is destroyed with the loop (its
@@ -107,22 +101,20 @@ struct AttachmentTests {
     /// dispatches it (which would trap: not the loop's thread) nor polls a closed descriptor.
     @Test("the loop's end destroys its source; the context lives on", arguments: embeddableBackends)
     func loopEndDestroysSource(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let context = g_main_context_new()!
-            defer { g_main_context_unref(context) }
-            let reference = GLibMainContext(context)
-            let attachment = try onOwnLoop(backend) { loop in
-                let attachment = try loop.attach(to: reference)
-                loop.perform {}
-                // One iteration serves the block, with the context acquired on this thread.
-                g_main_context_iteration(reference.pointer, 0)
-                return attachment
-            }
-            #expect(attachment.isAttached == false)
-            // Nothing left in the context: an iteration that may not block finds nothing to dispatch.
-            #expect(g_main_context_iteration(context, 0) == 0)
-            #expect(g_main_context_pending(context) == 0)
+        let context = g_main_context_new()!
+        defer { g_main_context_unref(context) }
+        let reference = GLibMainContext(context)
+        let attachment = try await onLoopThread(backend) { loop in
+            let attachment = try loop.attach(to: reference)
+            loop.perform {}
+            // One iteration serves the block, with the context acquired on this thread.
+            g_main_context_iteration(reference.pointer, 0)
+            return attachment
         }
+        #expect(attachment.isAttached == false)
+        // Nothing left in the context: an iteration that may not block finds nothing to dispatch.
+        #expect(g_main_context_iteration(context, 0) == 0)
+        #expect(g_main_context_pending(context) == 0)
     }
 
     /// The loop's thread ended while attached, which ended the attachment: `detach()` afterwards
@@ -135,11 +127,15 @@ struct AttachmentTests {
             let backend = BackendKind(rawValue: name)!
             let context = g_main_context_new()!
             let reference = GLibMainContext(context)
-            let attachment = try onOwnLoop(backend) { loop in try loop.attach(to: reference) }
+            let attached = Lock<GLibAttachment?>(nil)
+            let owner = try TestThread {
+                attached.withLock { $0 = try? Loop.current(backend: backend).attach(to: reference) }
+            }
+            guard owner.join(), let attachment = attached.withLock({ $0 }) else { fatalError("no attachment") }
             guard !attachment.isAttached else { fatalError("still attached after the loop's thread ended") }
             attachment.detach()
             attachment.detach()
-            let other = try JoinableThread { attachment.detach() }
+            let other = try TestThread { attachment.detach() }
             guard other.join(within: .seconds(20)) else { fatalError("the other thread's detach did not return") }
             guard !attachment.isAttached, g_main_context_pending(context) == 0 else {
                 fatalError("the detaches changed something")
@@ -160,7 +156,7 @@ struct AttachmentTests {
             let backend = BackendKind(rawValue: name)!
             let attached = Lock<GLibAttachment?>(nil)
             let made = Latch()
-            try spawnThread {
+            _ = try TestThread {
                 do {
                     let loop = try Loop.current(backend: backend)
                     attached.withLock { $0 = try? loop.attach(to: .default) }

@@ -15,24 +15,22 @@ struct IdleTests {
     /// would make GLib spin: thousands.
     @Test("an idle attached loop adds no GLib iterations once settled", arguments: embeddableBackends)
     func idleCostsNoIterations(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let (alone, settling, settled) = try onGLibThread(backend) { loop, host in
-                let alone = Self.iterationsUntilTimeout(host)
-                let attachment = try loop.attach(to: host.reference)
-                loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-                // A block from another thread wakes the loop once.
-                let ran = Latch()
-                try spawnThread { loop.perform { ran.open() } }
-                _ = host.iterations(until: { ran.isOpen })
-                let settling = Self.iterationsUntilTimeout(host)
-                let settled = Self.iterationsUntilTimeout(host)
-                attachment.detach()
-                return (alone, settling, settled)
-            }
-            #expect(alone <= 2, "GLib alone took \(alone) iterations for one timeout")
-            #expect(settling <= alone + 1, "with an idle loop attached, first: \(settling) iterations, alone: \(alone)")
-            #expect(settled <= 2, "with an idle loop attached, settled: \(settled) iterations, alone: \(alone)")
+        let (alone, settling, settled) = try await onGLibThread(backend) { loop, host in
+            let alone = Self.iterationsUntilTimeout(host)
+            let attachment = try loop.attach(to: host.reference)
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            // A block from another thread wakes the loop once.
+            let ran = Latch()
+            _ = try TestThread { loop.perform { ran.open() } }
+            _ = host.iterations(until: { ran.isOpen })
+            let settling = Self.iterationsUntilTimeout(host)
+            let settled = Self.iterationsUntilTimeout(host)
+            attachment.detach()
+            return (alone, settling, settled)
         }
+        #expect(alone <= 2, "GLib alone took \(alone) iterations for one timeout")
+        #expect(settling <= alone + 1, "with an idle loop attached, first: \(settling) iterations, alone: \(alone)")
+        #expect(settled <= 2, "with an idle loop attached, settled: \(settled) iterations, alone: \(alone)")
     }
 
     /// The context's iterations until a 200 ms GLib timeout fires.

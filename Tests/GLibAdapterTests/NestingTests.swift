@@ -14,75 +14,77 @@ struct NestingTests {
     /// loop again.
     @Test("a GLib callback may run the loop; GLib serves it again afterwards", arguments: embeddableBackends)
     func loopRunFromGLibCallback(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let trace = try onGLibThread(backend) { loop, host in
-                let trace = Trace()
-                let quitter = host.quitter
-                let attachment = try loop.attach(to: host.reference)
-                host.timeout(milliseconds: 5) {
-                    let posted = Latch()
-                    try? spawnThread {
-                        loop.perform { trace("block in the nested run") }
-                        posted.open()
-                    }
-                    trace("posted: \(posted.wait())")
-                    let result = loop.run(.default, timeout: .milliseconds(20), returnAfterSourceHandled: false)
-                    trace("nested run: \(result)")
-                    try? spawnThread { loop.perform { trace("block served by GLib") } }
-                    return false
+        let trace = try await tracedAttached(backend) { loop, host, trace in
+            let quitter = host.quitter
+            host.timeout(milliseconds: 5) {
+                let posted = Latch()
+                _ = try? TestThread {
+                    loop.perform { trace("block in the nested run") }
+                    posted.open()
                 }
-                loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-                host.run(until: { trace.all.last == "block served by GLib" }, quitter: quitter)
-                attachment.detach()
-                return trace.all
+                trace("posted: \(posted.wait())")
+                let result = loop.run(.default, timeout: .milliseconds(20), returnAfterSourceHandled: false)
+                trace("nested run: \(result)")
+                _ = try? TestThread { loop.perform { trace("block served by GLib") } }
+                return false
             }
-            #expect(
-                trace == [
-                    "posted: true", "block in the nested run", "nested run: \(Loop.RunResult.timedOut)",
-                    "block served by GLib",
-                ])
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            host.run(until: { trace.all.last == "block served by GLib" }, quitter: quitter)
         }
+        #expect(
+            trace == [
+                "posted: true", "block in the nested run", "nested run: \(Loop.RunResult.timedOut)",
+                "block served by GLib",
+            ])
     }
 
     /// A GLib loop nested in one of the loop's callbacks serves GLib's sources but not the
     /// loop's: a block posted meanwhile runs once the callback returns.
     @Test("a GLib loop nested in a loop callback does not serve the loop", arguments: embeddableBackends)
     func glibLoopInLoopCallback(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let trace = try onGLibThread(backend) { loop, host in
-                let trace = Trace()
-                let quitter = host.quitter
-                let attachment = try loop.attach(to: host.reference)
-                loop.perform {
-                    trace("callback")
-                    let nested = g_main_loop_new(host.context, 0)!
-                    let blockPosted = Latch()
-                    try? spawnThread {
-                        loop.perform { trace("posted block") }
-                        blockPosted.open()
-                    }
-                    trace("posted: \(blockPosted.wait())")
-                    // The nested GLib loop serves GLib's timeouts, not the loop's block.
-                    var ticks = 0
-                    host.timeout(milliseconds: 2) {
-                        ticks += 1
-                        trace("glib tick \(ticks)")
-                        if ticks == 3 { g_main_loop_quit(nested) }
-                        return ticks < 3
-                    }
-                    g_main_loop_run(nested)
-                    g_main_loop_unref(nested)
-                    trace("callback returns")
+        let trace = try await tracedAttached(backend) { loop, host, trace in
+            let quitter = host.quitter
+            loop.perform {
+                trace("callback")
+                let nested = g_main_loop_new(host.context, 0)!
+                let blockPosted = Latch()
+                _ = try? TestThread {
+                    loop.perform { trace("posted block") }
+                    blockPosted.open()
                 }
-                host.run(until: { trace.all.last == "posted block" }, quitter: quitter)
-                attachment.detach()
-                return trace.all
+                trace("posted: \(blockPosted.wait())")
+                // The nested GLib loop serves GLib's timeouts, not the loop's block.
+                var ticks = 0
+                host.timeout(milliseconds: 2) {
+                    ticks += 1
+                    trace("glib tick \(ticks)")
+                    if ticks == 3 { g_main_loop_quit(nested) }
+                    return ticks < 3
+                }
+                g_main_loop_run(nested)
+                g_main_loop_unref(nested)
+                trace("callback returns")
             }
-            #expect(
-                trace == [
-                    "callback", "posted: true", "glib tick 1", "glib tick 2", "glib tick 3", "callback returns",
-                    "posted block",
-                ])
+            host.run(until: { trace.all.last == "posted block" }, quitter: quitter)
+        }
+        #expect(
+            trace == [
+                "callback", "posted: true", "glib tick 1", "glib tick 2", "glib tick 3", "callback returns",
+                "posted block",
+            ])
+    }
+
+    /// Runs `body` on a loop attached to a GLib context of its own (``onGLibThread``), with a
+    /// trace to record into; detaches, and returns what was traced.
+    private func tracedAttached(
+        _ backend: BackendKind, _ body: @escaping @Sendable (Loop, GLibHost, Trace) throws -> Void
+    ) async throws -> [String] {
+        try await onGLibThread(backend) { loop, host in
+            let trace = Trace()
+            let attachment = try loop.attach(to: host.reference)
+            try body(loop, host, trace)
+            attachment.detach()
+            return trace.all
         }
     }
 }

@@ -7,7 +7,11 @@ import Testing
 /// The backends of this build that start here and offer the embedding descriptor: each test
 /// runs once per backend.
 let embeddableBackends: [BackendKind] = startableBackends.filter { kind in
-    (try? onOwnLoop(kind) { loop in (try? loop.hostDescriptor()) != nil }) == true
+    let offers = Lock(false)
+    let probe = try? TestThread(name: "probe") {
+        offers.withLock { $0 = (try? Loop.current(backend: kind).hostDescriptor()) != nil }
+    }
+    return probe?.join() == true && offers.withLock { $0 }
 }
 
 /// The backends of this build that start here but cannot be driven by a host.
@@ -17,15 +21,13 @@ let nonEmbeddableBackends: [BackendKind] = startableBackends.filter { !embeddabl
 /// that a hang is reported by the guard and the thread still ends.
 let hostDeadline: Duration = generousDeadline / 2
 
-/// Runs `body` on a new thread that owns a new loop of `backend` and a new GLib context (its
-/// thread default), joined before this returns.
+/// Runs `body` with a new GLib context (its thread's default) beside the loop
+/// ``onLoopThread(_:within:fileID:line:_:)`` gives it.
 func onGLibThread<T: Sendable>(
-    _ backend: BackendKind, _ body: @escaping @Sendable (Loop, GLibHost) throws -> T
-) throws -> T {
-    try onOwnLoop(backend) { loop in
-        let host = GLibHost()
-        return try body(loop, host)
-    }
+    _ backend: BackendKind, fileID: String = #fileID, line: Int = #line,
+    _ body: @escaping @Sendable (Loop, GLibHost) throws -> T
+) async throws -> T {
+    try await onLoopThread(backend, fileID: fileID, line: line) { loop in try body(loop, GLibHost()) }
 }
 
 /// What happened, in order, on one thread (the loop's): events are appended there only.

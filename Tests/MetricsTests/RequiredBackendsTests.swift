@@ -6,8 +6,8 @@ import Testing
 @Suite("Metrics export: required backends")
 struct RequiredBackendsTests {
     @Test("every backend RUNLOOPKIT_REQUIRED_BACKENDS names is in this build and starts")
-    func requiredBackendsStart() async {
-        await offThePool {
+    func requiredBackendsStart() async throws {
+        try await offThePool {
             for failure in requiredBackendFailures() { Issue.record(Comment(rawValue: failure)) }
         }
     }

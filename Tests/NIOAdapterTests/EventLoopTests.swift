@@ -10,10 +10,7 @@ import Testing
 struct EventLoopTests {
     @Test("execute runs every task on the loop's thread, in the order given", arguments: adapterBackends)
     func executeOrder(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let log = Lock<[(Int, Bool, Bool)]>([])
             for index in 0..<1_000 {
                 eventLoop.execute {
@@ -30,10 +27,7 @@ struct EventLoopTests {
 
     @Test("submit returns the task's value or its error", arguments: adapterBackends)
     func submitResult(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             #expect(try value(of: eventLoop.submit { isOnThread(of: worker.loop) }))
             struct Refused: Error, Equatable {}
             let thrown = try outcome(of: eventLoop.submit { () throws -> Int in throw Refused() })
@@ -43,10 +37,7 @@ struct EventLoopTests {
 
     @Test("inEventLoop holds on the loop's thread only; the preconditions agree", arguments: adapterBackends)
     func inEventLoop(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             #expect(!eventLoop.inEventLoop)
             eventLoop.preconditionNotInEventLoop()
             let inside = try value(
@@ -66,10 +57,7 @@ struct EventLoopTests {
         "one adapter per loop: the same object from every thread, and hop(to:) lands on the loop's thread",
         arguments: adapterBackends)
     func identity(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             #expect(worker.loop.eventLoop === eventLoop)
             #expect(eventLoop.loop === worker.loop)
             #expect(eventLoop.next() === eventLoop)
@@ -108,10 +96,7 @@ struct EventLoopTests {
         "shutdownGracefully fails with unsupportedOperation: the adapter does not own the loop",
         arguments: adapterBackends)
     func shutdownGracefully(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let reported = Lock<(any Error)?>(nil)
             let done = Latch()
             eventLoop.shutdownGracefully { error in
@@ -130,24 +115,24 @@ struct EventLoopTests {
         "work given through the adapter runs in the common modes: it waits out a nested run in another mode",
         arguments: adapterBackends)
     func commonModesOnly(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let trace = try onOwnLoop(backend) { loop -> [String] in
-                let trace = Lock<[String]>([])
-                let eventLoop = loop.eventLoop
-                eventLoop.execute {
-                    trace.withLock {
-                        $0.append(loop.currentMode == .default ? "executed in default" : "executed in another mode")
-                    }
+        let trace = try await onLoopThread(backend) { loop -> [String] in
+            let trace = Lock<[String]>([])
+            let eventLoop = loop.eventLoop
+            eventLoop.execute {
+                trace.withLock {
+                    $0.append(loop.currentMode == .default ? "executed in default" : "executed in another mode")
                 }
-                let timer = try Loop.Timer(after: .milliseconds(1)) { _ in trace.withLock { $0.append("other's timer") }
-                }
-                loop.add(timer, to: "other")
-                let other = loop.run("other", timeout: generousDeadline)
-                trace.withLock { $0.append("other: \(other)") }
-                let common = loop.run(timeout: generousDeadline)
-                trace.withLock { $0.append("default: \(common)") }
-                return trace.withLock { $0 }
             }
+            let timer = try Loop.Timer(after: .milliseconds(1)) { _ in trace.withLock { $0.append("other's timer") }
+            }
+            loop.add(timer, to: "other")
+            let other = loop.run("other", timeout: generousDeadline)
+            trace.withLock { $0.append("other: \(other)") }
+            let common = loop.run(timeout: generousDeadline)
+            trace.withLock { $0.append("default: \(common)") }
+            return trace.withLock { $0 }
+        }
+        try await offThePool {
             #expect(trace == ["other's timer", "other: finished", "executed in default", "default: finished"])
         }
     }

@@ -14,10 +14,7 @@ struct FutureContractTests {
         "a promise completed from another thread calls back on the loop's thread, in the order the callbacks were added",
         arguments: adapterBackends)
     func promiseCallbacks(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let promise = eventLoop.makePromise(of: Int.self)
             let log = Lock<[String]>([])
             for index in 0..<5 {
@@ -36,10 +33,7 @@ struct FutureContractTests {
 
     @Test("map, flatMap, flatMapThrowing and recover chain on the loop's thread", arguments: adapterBackends)
     func chains(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             struct Refused: Error {}
             let onLoop: @Sendable () -> Bool = { isOnThread(of: worker.loop) }
             let chained = eventLoop.submit { 2 }
@@ -61,10 +55,7 @@ struct FutureContractTests {
         "and, whenAllSucceed, whenAllComplete, fold and reduce keep their inputs' order",
         arguments: adapterBackends)
     func combinators(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             struct Refused: Error {}
             // Completed in reverse order, from another thread.
             let promises = (0..<5).map { _ in eventLoop.makePromise(of: Int.self) }
@@ -95,9 +86,7 @@ struct FutureContractTests {
         "futures hop between a RunLoopKit loop and a MultiThreadedEventLoopGroup loop, each step on its loop's thread",
         arguments: adapterBackends)
     func mixedGroup(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { (worker, _) throws in
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             defer { try? group.syncShutdownGracefully() }
             let nio = group.next()

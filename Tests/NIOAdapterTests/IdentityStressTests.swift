@@ -21,7 +21,7 @@ struct IdentityStressTests {
                 let go = Latch()
                 let adapters = Lock<[LoopEventLoop]>([])
                 let threads = try (0..<askers).map { _ in
-                    try JoinableThread {
+                    try TestThread {
                         go.wait()
                         let adapter = worker.loop.eventLoop
                         // Kept alive until compared: identity is promised while a reference lives.
@@ -54,7 +54,7 @@ struct IdentityStressTests {
                 let go = Latch()
                 let futures = Lock<[EventLoopFuture<Void>]>([])
                 let threads = try (0..<schedulers).map { _ in
-                    try JoinableThread {
+                    try TestThread {
                         go.wait()
                         for _ in 0..<20 {
                             // The first call of the round makes the adapter (its futures keep it):

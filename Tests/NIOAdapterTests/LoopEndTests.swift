@@ -14,11 +14,11 @@ struct LoopEndTests {
         "a scheduled task still pending when the loop ends fails with shutdown, and never runs",
         arguments: adapterBackends)
     func pendingScheduledTaskFails(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let ran = AtomicInt()
-            let future = try onOwnLoop(backend) { loop in
-                loop.eventLoop.scheduleTask(in: .hours(1)) { ran.store(1) }.futureResult
-            }
+        let ran = AtomicInt()
+        let future = try await onLoopThread(backend) { loop in
+            loop.eventLoop.scheduleTask(in: .hours(1)) { ran.store(1) }.futureResult
+        }
+        try await offThePool { () throws in
             #expect(failed(try outcome(of: future), with: .shutdown))
             #expect(ran.value == 0)
         }
@@ -28,26 +28,26 @@ struct LoopEndTests {
         "tasks the loop dropped at its end run after it, in order, holding the event loop; submit fails with shutdown",
         arguments: adapterBackends)
     func droppedWorkIsServed(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let log = Lock<[String]>([])
-            let (promised, submitted, chained, eventLoop) = try onOwnLoop(backend) { loop in
-                let eventLoop = loop.eventLoop
-                // Never run: the thread ends without running a common mode, and the loop drops
-                // these blocks when it is torn down.
-                for index in 0..<3 {
-                    eventLoop.execute {
-                        log.withLock { $0.append("task \(index) inEventLoop: \(eventLoop.inEventLoop)") }
-                    }
+        let log = Lock<[String]>([])
+        let (promised, submitted, chained, eventLoop) = try await onLoopThread(backend) { loop in
+            let eventLoop = loop.eventLoop
+            // Never run: the thread ends without running a common mode, and the loop drops
+            // these blocks when it is torn down.
+            for index in 0..<3 {
+                eventLoop.execute {
+                    log.withLock { $0.append("task \(index) inEventLoop: \(eventLoop.inEventLoop)") }
                 }
-                let promise = eventLoop.makePromise(of: Int.self)
-                eventLoop.execute { promise.succeed(7) }
-                let submitted = eventLoop.submit { 8 }
-                // A chain whose futures nobody keeps: each must still be completed, or NIO's debug
-                // leak check traps when they are freed.
-                let chained = promise.futureResult.map { $0 * 2 }.flatMap { eventLoop.makeSucceededFuture($0 + 1) }
-                _ = eventLoop.submit { 9 }.map { $0 + 1 }
-                return (promise.futureResult, submitted, chained, eventLoop)
             }
+            let promise = eventLoop.makePromise(of: Int.self)
+            eventLoop.execute { promise.succeed(7) }
+            let submitted = eventLoop.submit { 8 }
+            // A chain whose futures nobody keeps: each must still be completed, or NIO's debug
+            // leak check traps when they are freed.
+            let chained = promise.futureResult.map { $0 * 2 }.flatMap { eventLoop.makeSucceededFuture($0 + 1) }
+            _ = eventLoop.submit { 9 }.map { $0 + 1 }
+            return (promise.futureResult, submitted, chained, eventLoop)
+        }
+        try await offThePool { () throws in
             #expect(try value(of: promised) == 7)
             #expect(failed(try outcome(of: submitted), with: .shutdown))
             #expect(try value(of: chained) == 15)
@@ -64,9 +64,7 @@ struct LoopEndTests {
         "after the end: execute runs on the ended loop's executor, never inline, holding the event loop; scheduleTask and submit fail with shutdown",
         arguments: adapterBackends)
     func afterTheEnd(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             worker.stop()
             let caller = pthread_self()
             let ran = Lock<(inEventLoop: Bool, inline: Bool)?>(nil)
@@ -93,10 +91,8 @@ struct LoopEndTests {
         "after the end, execute work and an actor isolated to the loop take turns on one executor, each holding the event loop",
         arguments: adapterBackends)
     func oneExecutorAfterTheEnd(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
-            let actor = IsolatedToLoop(loop: worker.loop)
+        try await withWorker(backend) { worker, eventLoop in
+            let actor = LoopActor(worker.loop)
             worker.stop()
             // The actor's callers prefer a loop of their own, not Swift's cooperative pool: the
             // rest of the suite can hold the pool's two threads for a minute.
@@ -107,7 +103,7 @@ struct LoopEndTests {
             // Not awaited: if the ended loop's executor stopped serving, the wait below fails
             // instead of hanging here.
             for _ in 0..<2 {
-                try spawnThread {
+                _ = try TestThread {
                     for _ in 0..<rounds { eventLoop.execute { probe.visit(holdingEventLoop: eventLoop.inEventLoop) } }
                 }
                 Task(executorPreference: callers.loop) {
@@ -130,15 +126,15 @@ struct LoopEndTests {
         "a cancel after the loop ended leaves every pending scheduled task failed with shutdown, not cancelled",
         arguments: adapterBackends)
     func cancelAfterTheEnd(_ backend: BackendKind) async throws {
+        let gate = Latch()
+        let scheduled = try await onLoopThread(backend) { loop in
+            let scheduled = (0..<50).map { index in loop.eventLoop.scheduleTask(in: .hours(1)) { index } }
+            // Dropped at the loop's end (the thread ends without running it), so it runs
+            // first on the ended loop's executor, and holds it.
+            loop.eventLoop.execute { gate.wait(for: .seconds(60)) }
+            return scheduled
+        }
         try await offThePool {
-            let gate = Latch()
-            let scheduled = try onOwnLoop(backend) { loop in
-                let scheduled = (0..<50).map { index in loop.eventLoop.scheduleTask(in: .hours(1)) { index } }
-                // Dropped at the loop's end (the thread ends without running it), so it runs
-                // first on the ended loop's executor, and holds it.
-                loop.eventLoop.execute { gate.wait(for: .seconds(60)) }
-                return scheduled
-            }
             for task in scheduled { task.cancel() }
             gate.open()
             let outcomes = try scheduled.map { try outcome(of: $0.futureResult) }
@@ -148,8 +144,8 @@ struct LoopEndTests {
 
     @Test("an adapter made after the loop ended behaves as ended", arguments: adapterBackends)
     func adapterMadeAfterTheEnd(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let loop = try onOwnLoop(backend) { loop in loop }
+        let loop = try await onLoopThread(backend) { loop in loop }
+        try await offThePool { () throws in
             let scheduled = loop.eventLoop.scheduleTask(in: .milliseconds(1)) { 1 }
             #expect(failed(try outcome(of: scheduled.futureResult), with: .shutdown))
         }
@@ -159,9 +155,7 @@ struct LoopEndTests {
         "a LoopThread stopped with work in flight: every task runs once, every future completes",
         arguments: adapterBackends)
     func stopWithWorkInFlight(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let executed = AtomicInt()
             var futures: [EventLoopFuture<Int>] = []
             for index in 0..<200 {
@@ -181,13 +175,9 @@ struct LoopEndTests {
     }
 }
 
-/// An actor whose executor is the loop (and so the event loop's).
-private actor IsolatedToLoop {
-    let loop: Loop
-    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
-    init(loop: Loop) { self.loop = loop }
-
-    func visit(_ probe: TurnProbe) {
+/// An actor whose executor is the loop is the event loop's too.
+extension LoopActor {
+    fileprivate func visit(_ probe: TurnProbe) {
         probe.visit(holdingEventLoop: loop.eventLoop.inEventLoop)
     }
 }

@@ -28,7 +28,10 @@ struct NIOMisuseTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             [name = name as String] in
             let backend = try #require(BackendKind(rawValue: name))
-            try onOwnLoop(backend) { loop in loop.eventLoop.preconditionNotInEventLoop() }
+            let thread = try TestThread {
+                (try? Loop.current(backend: backend))?.eventLoop.preconditionNotInEventLoop()
+            }
+            thread.join()
         }
         let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(errors.contains("expected not to run on Loop("), "\(errors)")

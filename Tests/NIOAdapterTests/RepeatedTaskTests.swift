@@ -12,10 +12,7 @@ struct RepeatedTaskTests {
         "scheduleRepeatedTask runs on the loop's thread until cancelled; the cancel promise completes once it stops",
         arguments: adapterBackends)
     func repeated(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let runs = Lock<[Bool]>([])
             let fifth = eventLoop.makePromise(of: Void.self)
             let stopped = eventLoop.makePromise(of: Void.self)
@@ -45,10 +42,7 @@ struct RepeatedTaskTests {
 
     @Test("scheduleRepeatedTask cancelled from another thread stops and notifies", arguments: adapterBackends)
     func repeatedCancelledElsewhere(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let stopped = eventLoop.makePromise(of: Void.self)
             let runs = AtomicInt()
             let task = eventLoop.scheduleRepeatedTask(initialDelay: .hours(1), delay: .hours(1), notifying: stopped) {
@@ -62,10 +56,7 @@ struct RepeatedTaskTests {
 
     @Test("flatScheduleTask completes with the future its task returns", arguments: adapterBackends)
     func flatSchedule(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let deadline = NIODeadline.now() + .milliseconds(5)
             let scheduled = eventLoop.flatScheduleTask(deadline: deadline) {
                 eventLoop.submit { (NIODeadline.now() >= deadline, isOnThread(of: worker.loop)) }
@@ -83,10 +74,7 @@ struct RepeatedTaskTests {
         final class Tally {
             var count = 0
         }
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let counted = try value(
                 of: eventLoop.submit { () -> Int in
                     let bound = NIOLoopBound(Tally(), eventLoop: eventLoop)
@@ -111,10 +99,7 @@ struct RepeatedTaskTests {
         final class Log {
             var entries: [String] = []
         }
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let entries = try value(
                 of: eventLoop.flatSubmit { () -> EventLoopFuture<[String]> in
                     let log = Log()

@@ -37,9 +37,7 @@ struct ScheduledCallbackTests {
 
     @Test("a callback runs once on the loop's thread, never before its deadline", arguments: adapterBackends)
     func runs(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { worker, _ in
             let log = Lock<[String]>([])
             let deadline = NIODeadline.now() + .milliseconds(10)
             let handle = try worker.loop.eventLoop.scheduleCallback(
@@ -55,9 +53,7 @@ struct ScheduledCallbackTests {
         "cancel calls didCancelScheduledCallback once, on the cancelling thread; the callback never runs",
         arguments: adapterBackends)
     func cancel(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { worker, _ in
             let log = Lock<[String]>([])
             // An hour ahead: a thread descheduled between the two calls cannot let it run first.
             let handle = try worker.loop.eventLoop.scheduleCallback(
@@ -75,24 +71,24 @@ struct ScheduledCallbackTests {
         "every callback pending at the loop's end hears didCancelScheduledCallback once, in deadline order; a later cancel does nothing",
         arguments: adapterBackends)
     func loopEnd(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let log = Lock<[String]>([])
-            let (handles, eventLoop) = try onOwnLoop(backend) { loop in
-                let eventLoop = loop.eventLoop
-                let base = NIODeadline.now() + .hours(1)
-                // Scheduled in reverse deadline order, two at each deadline.
-                var handles: [NIOScheduledCallback] = []
-                for index in (0..<5).reversed() {
-                    for half in ["a", "b"] {
-                        let recorder = Recorder("\(index)\(half)", loop: loop, log: log)
-                        handles.append(
-                            try eventLoop.scheduleCallback(at: base + .seconds(Int64(index)), handler: recorder))
-                    }
+        let log = Lock<[String]>([])
+        let (handles, eventLoop) = try await onLoopThread(backend) { loop in
+            let eventLoop = loop.eventLoop
+            let base = NIODeadline.now() + .hours(1)
+            // Scheduled in reverse deadline order, two at each deadline.
+            var handles: [NIOScheduledCallback] = []
+            for index in (0..<5).reversed() {
+                for half in ["a", "b"] {
+                    let recorder = Recorder("\(index)\(half)", loop: loop, log: log)
+                    handles.append(
+                        try eventLoop.scheduleCallback(at: base + .seconds(Int64(index)), handler: recorder))
                 }
-                // One cancelled before the end hears it then, and not again at the end.
-                handles[0].cancel()
-                return (handles, eventLoop)
             }
+            // One cancelled before the end hears it then, and not again at the end.
+            handles[0].cancel()
+            return (handles, eventLoop)
+        }
+        try await offThePool {
             let atTheEnd = (0..<5).flatMap { index in ["\(index)a", "\(index)b"] }.filter { $0 != "4a" }
             let expected = ["4a cancelled in event loop"] + atTheEnd.map { "\($0) cancelled in event loop" }
             // The ended loop's executor tells them, on a thread of its own: wait for all ten.
@@ -111,10 +107,7 @@ struct ScheduledCallbackTests {
 
     @Test("callbacks and tasks due at one deadline run in the order scheduled", arguments: adapterBackends)
     func equalDeadlines(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let log = Lock<[String]>([])
             let deadline = NIODeadline.now() + .milliseconds(50)
             var last: Scheduled<Void>?
@@ -143,10 +136,7 @@ struct ScheduledCallbackTests {
             func handleScheduledCallback(eventLoop: some EventLoop) { ran += 1 }
             func didCancelScheduledCallback(eventLoop: some EventLoop) { cancelled += 1 }
         }
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let counts = try value(
                 of: eventLoop.flatSubmit { () -> EventLoopFuture<[Int]> in
                     let promise = eventLoop.makePromise(of: [Int].self)

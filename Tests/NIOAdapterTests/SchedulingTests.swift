@@ -21,10 +21,7 @@ struct SchedulingTests {
         "scheduleTask(in:) and (deadline:) run on the loop's thread, never before the deadline, in deadline order",
         arguments: adapterBackends)
     func firesOnTimeInOrder(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let base = NIODeadline.now()
             // Scheduled latest first: the order they run in is the deadlines', not the calls'.
             let late = base + .milliseconds(30)
@@ -53,10 +50,7 @@ struct SchedulingTests {
     @Test(
         "many tasks at scattered deadlines each run once, on the loop's thread, none early", arguments: adapterBackends)
     func manyNeverEarly(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             var generator = SystemRandomNumberGenerator()
             let tasks = (0..<500).map { _ in
                 let deadline = NIODeadline.now() + .microseconds(Int64.random(in: 0..<20_000, using: &generator))
@@ -72,10 +66,7 @@ struct SchedulingTests {
 
     @Test("a past deadline runs at the next pass", arguments: adapterBackends)
     func pastDeadline(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let ran = eventLoop.scheduleTask(deadline: .distantPast) { isOnThread(of: worker.loop) }
             #expect(try value(of: ran.futureResult))
             let ranToo = eventLoop.scheduleTask(in: .milliseconds(-5)) { isOnThread(of: worker.loop) }
@@ -87,18 +78,18 @@ struct SchedulingTests {
         "cancel fails the future with cancelled and removes the loop timer; the task never runs",
         arguments: adapterBackends)
     func cancel(_ backend: BackendKind) async throws {
+        let ran = AtomicInt()
+        let (result, runResult) = try await onLoopThread(backend) { loop in
+            let scheduled = loop.eventLoop.scheduleTask(in: .hours(1)) { ran.store(1) }
+            let result = Lock<Result<Void, any Error>?>(nil)
+            scheduled.futureResult.whenComplete { outcome in result.withLock { $0 = outcome } }
+            scheduled.cancel()
+            // With the timer gone, nothing is left in the mode: the run finishes at once instead
+            // of sleeping until the deadline.
+            let runResult = loop.run(timeout: generousDeadline)
+            return (result.withLock { $0 }, runResult)
+        }
         try await offThePool {
-            let ran = AtomicInt()
-            let (result, runResult) = try onOwnLoop(backend) { loop in
-                let scheduled = loop.eventLoop.scheduleTask(in: .hours(1)) { ran.store(1) }
-                let result = Lock<Result<Void, any Error>?>(nil)
-                scheduled.futureResult.whenComplete { outcome in result.withLock { $0 = outcome } }
-                scheduled.cancel()
-                // With the timer gone, nothing is left in the mode: the run finishes at once instead
-                // of sleeping until the deadline.
-                let runResult = loop.run(timeout: generousDeadline)
-                return (result.withLock { $0 }, runResult)
-            }
             #expect(result.map { failed($0, with: .cancelled) } == true)
             #expect(ran.value == 0)
             #expect(runResult == .finished)
@@ -107,9 +98,7 @@ struct SchedulingTests {
 
     @Test("cancel from another thread before the deadline: cancelled, never run", arguments: adapterBackends)
     func cancelFromAnotherThread(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { (worker, _) throws in
             let ran = AtomicInt()
             let scheduled = worker.loop.eventLoop.scheduleTask(in: .hours(1)) { ran.store(1) }
             scheduled.cancel()
@@ -122,9 +111,7 @@ struct SchedulingTests {
 
     @Test("cancel after the task ran has no effect", arguments: adapterBackends)
     func cancelAfterRun(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { (worker, _) throws in
             let scheduled = worker.loop.eventLoop.scheduleTask(in: .milliseconds(1)) { 42 }
             #expect(try value(of: scheduled.futureResult) == 42)
             scheduled.cancel()
@@ -134,9 +121,7 @@ struct SchedulingTests {
 
     @Test("a throwing scheduled task fails its future with the error", arguments: adapterBackends)
     func throwingTask(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
+        try await withWorker(backend) { (worker, _) throws in
             struct Refused: Error, Equatable {}
             let scheduled = worker.loop.eventLoop.scheduleTask(in: .milliseconds(1)) { () throws -> Int in
                 throw Refused()
@@ -150,10 +135,7 @@ struct SchedulingTests {
 extension SchedulingTests {
     @Test("a task at distantFuture leaves the loop serving; cancel ends it", arguments: adapterBackends)
     func distantFuture(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { (worker, eventLoop) throws in
             let far = eventLoop.scheduleTask(deadline: .distantFuture) { 1 }
             let farIn = eventLoop.scheduleTask(in: .hours(24 * 365 * 100)) { 2 }
             let soon = try value(of: eventLoop.scheduleTask(in: .milliseconds(1)) { 3 }.futureResult)

@@ -45,7 +45,7 @@ struct StressTests {
                     if completed.increment() == expectedFutures { allCompleted.open() }
                 }
                 let threads = try (0..<posters).map { _ in
-                    try JoinableThread {
+                    try TestThread {
                         for index in 0..<perThread {
                             eventLoop.execute(task)
                             eventLoop.submit { index }.whenComplete(onComplete)
@@ -76,10 +76,7 @@ struct StressTests {
         "cancel racing the timer's firing: each task either runs and succeeds or is cancelled and never runs",
         arguments: adapterBackends)
     func cancelRacingFiring(_ backend: BackendKind) async throws {
-        try await offThePool {
-            let worker = try LoopThread(backend: backend)
-            defer { worker.stop() }
-            let eventLoop = worker.loop.eventLoop
+        try await withWorker(backend) { worker, eventLoop in
             let tasks = scaled(20_000, minimum: 200)
             let mismatches = AtomicInt()
             let cancelledCount = AtomicInt()

@@ -43,3 +43,17 @@ func failed<T>(_ result: Result<T, any Error>, with error: EventLoopError) -> Bo
 
 /// Whether the calling thread is `loop`'s own.
 func isOnThread(of loop: Loop) -> Bool { Loop.currentIfCreated === loop }
+
+/// Runs `body` off the cooperative pool (``offThePool(within:fileID:line:_:)``) with a new
+/// worker `LoopThread` of `backend` and its event loop; the worker is stopped when `body`
+/// returns.
+func withWorker<T: Sendable>(
+    _ backend: BackendKind, fileID: String = #fileID, line: Int = #line,
+    _ body: sending @escaping (LoopThread, LoopEventLoop) throws -> T
+) async throws -> T {
+    try await offThePool(fileID: fileID, line: line) {
+        let worker = try LoopThread(backend: backend)
+        defer { worker.stop() }
+        return try body(worker, worker.loop.eventLoop)
+    }
+}

@@ -14,8 +14,7 @@ struct LoopThreadServiceTests {
         "the loop serves blocks and timers while the group runs; graceful shutdown ends it", arguments: serviceBackends)
     func servesWhileGroupRuns(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "served", backend: backend)
-        let group = ServiceGroup(services: [service], logger: quietLogger)
-        let running = Task { try await group.run() }
+        let (group, running) = startGroup(running: service)
         let trace = Trace()
         let served = Latch()
         let timer = try Loop.Timer(after: .milliseconds(1)) { _ in
@@ -46,8 +45,7 @@ struct LoopThreadServiceTests {
         "graceful shutdown ends the loop after every block posted before it; run() returns", arguments: serviceBackends)
     func shutdownAfterEarlierBlocks(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "shutdown", backend: backend)
-        let group = ServiceGroup(services: [service], logger: quietLogger)
-        let running = Task { try await group.run() }
+        let (group, running) = startGroup(running: service)
         let trace = Trace()
         let gate = Latch()
         #expect(service.thread.perform { trace(gate.wait() ? "block 1" : "block 1: the gate never opened") })
@@ -85,7 +83,7 @@ struct LoopThreadServiceTests {
     func runEndsWithThread(_ backend: BackendKind) async throws {
         let service = try LoopThreadService(name: "stopped", backend: backend)
         let running = Task { await service.run() }
-        try spawnThread { service.thread.stop() }
+        _ = try TestThread { service.thread.stop() }
         #expect(await value(of: running) != nil)
         // And at once when called on an ended thread.
         #expect(await value(of: Task { await service.run() }) != nil)

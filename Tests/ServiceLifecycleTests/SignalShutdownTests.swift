@@ -17,7 +17,7 @@ struct SignalShutdownTests {
     func sigtermShutsDownGracefully(_ backend: BackendKind) async throws {
         let child = try ServingChild("ServiceLifecycleFixture", [backend.rawValue], awaiting: "serving")
         // Each wait below has its own deadline (the child is killed after it).
-        let (serving, ended) = try await onThreadOfItsOwn {
+        let (serving, ended) = try await offThePool {
             let serving = child.waitForLine()
             if serving { child.send(SIGTERM) }
             return (serving, child.finish())

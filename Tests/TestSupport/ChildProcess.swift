@@ -79,7 +79,7 @@ public final class ChildProcess: Sendable {
     /// that none is left running.
     public func alongside(_ body: @escaping @Sendable () -> Void) throws {
         do {
-            try spawnThread(body)
+            _ = try TestThread(name: "child-io", body)
         } catch {
             send(SIGKILL)
             _ = wait()

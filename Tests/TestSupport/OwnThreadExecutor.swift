@@ -14,7 +14,7 @@ final class OwnThreadExecutor: TaskExecutor {
     /// Starts the executor's thread, detached: it ends by itself once finished and idle.
     static func start() throws -> OwnThreadExecutor {
         let executor = OwnThreadExecutor()
-        try spawnThread { executor.serve() }
+        try PThread.spawn(name: "off-the-pool") { executor.serve() }.detach()
         return executor
     }
 

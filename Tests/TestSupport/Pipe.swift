@@ -1,41 +1,29 @@
-import Glibc
 import RunLoopKit
+import RunLoopKitBackendConformance
 
-/// A pipe whose ends the test closes when done.
+/// A non-blocking pipe whose ends the test closes when done: the conformance kit's pipe.
 public final class Pipe: Sendable {
-    public let readEnd: Int32
-    public let writeEnd: Int32
+    private let pipe: KitPipe
 
-    public init() throws {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw SystemError("pipe", errno: currentErrno()) }
-        (readEnd, writeEnd) = (ends[0], ends[1])
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-    }
+    public var readEnd: Int32 { pipe.readEnd }
+    public var writeEnd: Int32 { pipe.writeEnd }
+
+    public init() throws { pipe = try KitPipe() }
 
     /// Writes `count` bytes.
-    public func fill(_ count: Int = 1) {
-        let bytes = [UInt8](repeating: 0x2A, count: count)
-        _ = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress, count) }
-    }
+    public func fill(_ count: Int = 1) { pipe.fill(count) }
 
     /// Reads whatever is there; returns how many bytes.
     @discardableResult
-    public func drain() -> Int {
-        var total = 0
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(readEnd, &buffer, buffer.count)
-            if count <= 0 { return total }
-            total += count
-        }
-    }
+    public func drain() -> Int { pipe.drain() }
 
-    public func close() {
-        Glibc.close(readEnd)
-        Glibc.close(writeEnd)
-    }
+    public func close() { pipe.close() }
+}
+
+/// Runs `body` with a new pipe, and closes it when `body` returns.
+@discardableResult
+public func withPipe<T>(_ body: (Pipe) async throws -> T) async throws -> T {
+    let pipe = try Pipe()
+    defer { pipe.close() }
+    return try await body(pipe)
 }

@@ -2,11 +2,12 @@ import Glibc
 import RunLoopCore
 
 /// A non-blocking pipe a check watches; closed with ``close()`` (at most once per end).
-final class KitPipe: Sendable {
-    let readEnd: Int32
-    let writeEnd: Int32
+/// Package-wide: the test targets' `Pipe` is one.
+package final class KitPipe: Sendable {
+    package let readEnd: Int32
+    package let writeEnd: Int32
 
-    init() throws {
+    package init() throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw SystemError("pipe", errno: currentErrno()) }
         (readEnd, writeEnd) = (ends[0], ends[1])
@@ -16,15 +17,15 @@ final class KitPipe: Sendable {
         }
     }
 
-    /// Writes one byte.
-    func fill() {
-        var byte: UInt8 = 0x2A
-        _ = write(writeEnd, &byte, 1)
+    /// Writes `count` bytes (one by default).
+    package func fill(_ count: Int = 1) {
+        let bytes = [UInt8](repeating: 0x2A, count: count)
+        _ = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress, count) }
     }
 
     /// Reads whatever is there; returns how many bytes.
     @discardableResult
-    func drain() -> Int {
+    package func drain() -> Int {
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -34,9 +35,9 @@ final class KitPipe: Sendable {
         }
     }
 
-    func closeWriteEnd() { Glibc.close(writeEnd) }
+    package func closeWriteEnd() { Glibc.close(writeEnd) }
 
-    func close() {
+    package func close() {
         Glibc.close(readEnd)
         Glibc.close(writeEnd)
     }

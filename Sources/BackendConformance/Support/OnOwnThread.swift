@@ -27,22 +27,27 @@ func onOwnThread(limit: Duration, _ body: @escaping @Sendable () throws -> Void)
 }
 
 /// Starts a second thread for a check (a poster, a waker); join it with ``Helper/join(within:)``.
-final class Helper: Sendable {
+/// Package-wide: the test targets' `TestThread` is one.
+package final class Helper: Sendable {
     private let thread: PThread
-    private let finished = Gate()
+    /// Opened when the body returned (the thread's teardown follows at once).
+    package let finished = Gate()
 
-    init(_ body: @escaping @Sendable () -> Void) throws {
+    package init(name: String = "conformance-2", _ body: @escaping @Sendable () -> Void) throws {
         let finished = self.finished
-        thread = try PThread.spawn(name: "conformance-2") {
+        thread = try PThread.spawn(name: name) {
             body()
             finished.open()
         }
     }
 
+    /// Lets the thread end by itself, never joined (for a helper nobody will join).
+    package func detach() { thread.detach() }
+
     /// Waits until the body returned, then joins the thread; false (and the thread is left
     /// behind) when that took longer than `limit`.
     @discardableResult
-    func join(within limit: Duration) -> Bool {
+    package func join(within limit: Duration) -> Bool {
         guard finished.wait(for: limit) else {
             thread.detach()
             return false

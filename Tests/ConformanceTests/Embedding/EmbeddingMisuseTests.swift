@@ -44,7 +44,7 @@ private func standardError(of result: ExitTest.Result?) -> String {
 private func parkedLoop(_ backend: BackendKind) throws -> Loop {
     let made = DispatchSemaphore(value: 0)
     let loop = Lock<Loop?>(nil)
-    try spawnThread {
+    _ = try TestThread {
         loop.withLock { $0 = try? Loop.current(backend: backend) }
         made.signal()
         DispatchSemaphore(value: 0).wait()

@@ -19,8 +19,7 @@ struct EmbeddingStressTests {
         let rounds = scaled(3000, minimum: 100)
         let served = (0..<posters).map { _ in AtomicInt() }
         let misordered = AtomicInt()
-        let outcome = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let outcome = try await onHostedLoop(kind) { loop, host in
             // A far timer keeps the mode alive: the host sleeps without deadline between posts.
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             let sources = (0..<posters).map { poster in
@@ -29,7 +28,7 @@ struct EmbeddingStressTests {
             for source in sources { loop.add(source, to: .default) }
             let gaveUp = AtomicInt()
             let threads = try (0..<posters).map { poster in
-                try JoinableThread {
+                try TestThread {
                     let end = ContinuousClock.now + generousDeadline
                     for round in 0..<rounds {
                         // Three kinds of work, each posted from this thread: a block, a signal,

@@ -56,8 +56,7 @@ struct EmbeddingTests {
     @Test("timers fire, in order, never before their instant", arguments: embeddableBackends)
     func timersNeverEarly(_ kind: BackendKind) async throws {
         let fired = Lock<[(Int, ContinuousClock.Instant, ContinuousClock.Instant)]>([])
-        let (completed, due) = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let (completed, due) = try await onHostedLoop(kind) { loop, host in
             let start = ContinuousClock.now
             // Sub-millisecond parts: the host's millisecond rounding must round up. Offsets far
             // beyond what adding a timer takes, even under a sanitizer on a loaded machine.
@@ -114,28 +113,26 @@ struct EmbeddingTests {
 
     @Test("a pipe source is served when another thread writes", arguments: embeddableBackends)
     func pipeSource(_ kind: BackendKind) async throws {
-        let pipe = try Pipe()
-        defer { pipe.close() }
-        let handled = AtomicInt()
-        let completed = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
-            loop.add(
-                try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
-                    _ = handled.increment()
-                    _ = pipe.drain()
-                }, to: .default)
-            let writer = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
-                pipe.fill()
+        try await withPipe { pipe in
+            let handled = AtomicInt()
+            let completed = try await onHostedLoop(kind) { loop, host in
+                loop.add(
+                    try Loop.Source(fileDescriptor: pipe.readEnd) { _ in
+                        _ = handled.increment()
+                        _ = pipe.drain()
+                    }, to: .default)
+                let writer = try whenAsleep(loop) {
+                    pipe.fill()
+                }
+                let served = host.run(until: { handled.value == 1 })
+                let joined = writer.join()
+                // Drained: the host sleeps on (for the host's own short limit) without dispatching.
+                let outcome = host.iterate(limit: .milliseconds(20))
+                return served && joined && outcome == .hostLimit
             }
-            let served = host.run(until: { handled.value == 1 })
-            let joined = writer.join()
-            // Drained: the host sleeps on (for the host's own short limit) without dispatching.
-            let outcome = host.iterate(limit: .milliseconds(20))
-            return served && joined && outcome == .hostLimit
+            #expect(completed)
+            #expect(handled.value == 1)
         }
-        #expect(completed)
-        #expect(handled.value == 1)
     }
 
     @Test(
@@ -145,10 +142,9 @@ struct EmbeddingTests {
         let posters = 4
         let each = scaled(500, minimum: 20)
         let ran = Lock<[[Int]]>(Array(repeating: [], count: posters))
-        let completed = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let completed = try await onHostedLoop(kind) { loop, host in
             let threads = try (0..<posters).map { poster in
-                try JoinableThread {
+                try TestThread {
                     for index in 0..<each {
                         loop.perform { ran.withLock { $0[poster].append(index) } }
                         if index % 50 == 0 { sched_yield() }
@@ -167,12 +163,10 @@ struct EmbeddingTests {
     @Test("a source signalled from another thread is performed", arguments: embeddableBackends)
     func signalFromThread(_ kind: BackendKind) async throws {
         let performed = AtomicInt()
-        let completed = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let completed = try await onHostedLoop(kind) { loop, host in
             let source = Loop.Source { _ = performed.increment() }
             loop.add(source, to: .default)
-            let signaller = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            let signaller = try whenAsleep(loop) {
                 source.signal()
             }
             let served = host.run(until: { performed.value == 1 })
@@ -184,11 +178,9 @@ struct EmbeddingTests {
 
     @Test("wakeUp from another thread makes the host's descriptor readable (W2)", arguments: embeddableBackends)
     func wakeUpFromThread(_ kind: BackendKind) async throws {
-        let outcome = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let outcome = try await onHostedLoop(kind) { loop, host in
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-            let waker = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            let waker = try whenAsleep(loop) {
                 loop.wakeUp()
             }
             let outcome = host.iterate()
@@ -201,11 +193,9 @@ struct EmbeddingTests {
 
     @Test("stop from another thread wakes the host, whose dispatch returns stopped (W1)", arguments: embeddableBackends)
     func stopFromThread(_ kind: BackendKind) async throws {
-        let outcome = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let outcome = try await onHostedLoop(kind) { loop, host in
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
-            let stopper = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            let stopper = try whenAsleep(loop) {
                 loop.stop()
             }
             let first = host.iterate()
@@ -221,8 +211,7 @@ struct EmbeddingTests {
 
     @Test("stop from a callout of the dispatch makes that dispatch return stopped", arguments: embeddableBackends)
     func stopFromCallout(_ kind: BackendKind) async throws {
-        let results = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let results = try await onHostedLoop(kind) { loop, host in
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             loop.perform { loop.stop() }
             host.iterate()
@@ -238,13 +227,11 @@ struct EmbeddingTests {
         arguments: embeddableBackends)
     func emptyMode(_ kind: BackendKind) async throws {
         let ran = AtomicInt()
-        let outcome = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let outcome = try await onHostedLoop(kind) { loop, host in
             let wait = loop.prepareForHost()
             let idle = (wait.deadline, wait.isReady, wait.timeoutMilliseconds())
             let first = loop.dispatchForHost()
-            let poster = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            let poster = try whenAsleep(loop) {
                 loop.perform { _ = ran.increment() }
             }
             let woke = host.iterate()
@@ -287,7 +274,7 @@ struct EmbeddingTests {
             loop.run(nested, timeout: .milliseconds(1))
             // Posted once the nested run has returned, before the host polls: nothing but the
             // loop's own care can make the descriptor readable now.
-            let poster = try JoinableThread { loop.perform { _ = ran.increment() } }
+            let poster = try TestThread { loop.perform { _ = ran.increment() } }
             let posted = poster.join()
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let polled = poll(&entry, 1, PollHost.milliseconds(roundingUp: generousDeadline))
@@ -304,14 +291,12 @@ struct EmbeddingTests {
     @Test("preparing twice without a dispatch loses nothing", arguments: embeddableBackends)
     func prepareTwice(_ kind: BackendKind) async throws {
         let ran = AtomicInt()
-        let completed = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let completed = try await onHostedLoop(kind) { loop, host in
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
             // A post lands during the first prepared wait, which the host abandons (as GLib
             // does when its check finds nothing): the second wait must still see it.
             _ = loop.prepareForHost()
-            let poster = try JoinableThread {
-                guard spinUntilWaiting(loop) else { return loop.stop() }
+            let poster = try whenAsleep(loop) {
                 loop.perform { _ = ran.increment() }
             }
             let posted = poster.join()
@@ -326,7 +311,7 @@ struct EmbeddingTests {
     @Test("a loop torn down: hostDescriptor throws loopEnded", arguments: embeddableBackends)
     func tornDown(_ kind: BackendKind) async throws {
         let made = Lock<Loop?>(nil)
-        let thread = try JoinableThread { made.withLock { $0 = try? Loop.current(backend: kind) } }
+        let thread = try TestThread { made.withLock { $0 = try? Loop.current(backend: kind) } }
         #expect(thread.join())
         let loop = try #require(made.withLock { $0.take() })
         // The thread's exit tears the loop down; wait for it (the latch may open just before).
@@ -348,8 +333,7 @@ struct EmbeddingTests {
         arguments: embeddableBackends)
     func idleDoesNotSpin(_ kind: BackendKind) async throws {
         let stretch = Duration.milliseconds(300)
-        let outcome = try await onLoopThread(kind) { loop in
-            let host = try PollHost(loop)
+        let outcome = try await onHostedLoop(kind) { loop, host in
             let pipe = try Pipe()
             defer { pipe.close() }
             loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)

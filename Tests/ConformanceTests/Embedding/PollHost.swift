@@ -97,3 +97,12 @@ func threadCPUTime() -> Duration {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
 }
+
+/// Runs `body` on a new thread that owns a fresh loop of `kind` (``onLoopThread(_:within:fileID:line:_:)``)
+/// with a ``PollHost`` driving it, and returns the body's value.
+func onHostedLoop<T: Sendable>(
+    _ kind: BackendKind, fileID: String = #fileID, line: Int = #line,
+    _ body: @escaping @Sendable (Loop, PollHost) throws -> T
+) async throws -> T {
+    try await onLoopThread(kind, fileID: fileID, line: line) { loop in try body(loop, try PollHost(loop)) }
+}

@@ -93,7 +93,7 @@ struct SignalFaultTests {
                         fired.increment()
                     }, to: .default)
             }
-            let producer = try JoinableThread {
+            let producer = try TestThread {
                 for sequence in 0..<blocks {
                     loop.perform {
                         if sequence != nextBlock.value {

@@ -27,7 +27,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func blocksFromSeveralThreads(_ backend: BackendKind) async throws {
         let rounds = scaled(5_000, minimum: 100)
-        let outcome = try await onDedicatedThread { try BlockRace(backend: backend).run(posters: 3, rounds: rounds) }
+        let outcome = try await offThePool { try BlockRace(backend: backend).run(posters: 3, rounds: rounds) }
         #expect(outcome.stalled.isEmpty, "blocks never ran: \(outcome.stalled)")
         #expect(outcome.violations.isEmpty, "\(outcome.violationCount) violations, the first: \(outcome.violations)")
         #expect(outcome.ran == outcome.posted && outcome.posted >= 3 * rounds)
@@ -83,10 +83,10 @@ struct BlockRace {
         let stalled = Lock<[String]>([])
         let barrier = HotPathBarrier(parties: posters)
         let postedBy = (0..<posters).map { _ in AtomicInt() }
-        var threads: [JoinableThread] = []
+        var threads: [TestThread] = []
         for poster in 0..<posters {
             threads.append(
-                try JoinableThread {
+                try TestThread {
                     var random = SeededRandom(0xB10C_0000 &+ UInt64(poster))
                     let spin = AtomicInt()
                     var mine = 0

@@ -30,7 +30,7 @@ extension HotPathRaceTests {
         arguments: backends, [false, true])
     func blocksForAlternatingModes(_ backend: BackendKind, bursts: Bool) async throws {
         let perPoster = scaled(20_000, minimum: 300)
-        let outcome = try await onDedicatedThread {
+        let outcome = try await offThePool {
             try ModeBlockRace(backend: backend).run(posters: 2, blocksEach: perPoster, bursts: bursts)
         }
         #expect(outcome.stalled.isEmpty, "blocks never ran: \(outcome.stalled)")
@@ -157,10 +157,10 @@ private struct ModeBlockRace {
             })
         let loop = host.loop
         let stalled = Lock<[String]>([])
-        var threads: [JoinableThread] = []
+        var threads: [TestThread] = []
         for poster in 0..<posters {
             threads.append(
-                try JoinableThread {
+                try TestThread {
                     var random = SeededRandom(0xB10C_1000 &+ UInt64(poster))
                     let spin = AtomicInt()
                     let plan = plans[poster]

@@ -38,7 +38,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func observersChurnedFromAnotherThread(_ backend: BackendKind) async throws {
         let rounds = scaled(6_000, minimum: 100)
-        let outcome = try await onDedicatedThread { try ObserverRace(backend: backend).run(rounds: rounds) }
+        let outcome = try await offThePool { try ObserverRace(backend: backend).run(rounds: rounds) }
         #expect(
             outcome.missed == nil, "round \(outcome.missed ?? 0) of \(rounds): a block posted by the test never ran")
         #expect(outcome.violations.isEmpty, "\(outcome.violationCount) violations, the first: \(outcome.violations)")
@@ -92,7 +92,7 @@ private struct ObserverRace {
         let violations = Violations()
         // Keeps the loop making passes while observers come and go.
         let driving = Atomic<Bool>(true)
-        let driver = try JoinableThread {
+        let driver = try TestThread {
             var random = SeededRandom(0xD71E_0001)
             while driving.load(ordering: .relaxed) {
                 loop.wakeUp()

@@ -27,7 +27,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func signalRacesTheEmptiedSignalledList(_ backend: BackendKind) async throws {
         let bursts = scaled(20_000, minimum: 200)
-        let outcome = try await onDedicatedThread { try SignalRace(backend: backend).run(bursts: bursts) }
+        let outcome = try await offThePool { try SignalRace(backend: backend).run(bursts: bursts) }
         #expect(
             outcome.missed == nil,
             "burst \(outcome.missed ?? 0) of \(bursts): the source was not performed after its last signal, or stayed signalled"

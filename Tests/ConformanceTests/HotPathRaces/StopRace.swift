@@ -29,7 +29,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func stopRacesRunEntry(_ backend: BackendKind) async throws {
         let rounds = scaled(20_000, minimum: 300)
-        let outcome = try await onDedicatedThread { try StopRace(backend: backend).run(rounds: rounds) }
+        let outcome = try await offThePool { try StopRace(backend: backend).run(rounds: rounds) }
         #expect(outcome.missed == nil, "round \(outcome.missed ?? 0) of \(rounds): the run went on after its stop()")
         #expect(outcome.unstopped == nil, "round \(outcome.unstopped ?? 0): a run returned before its stop()")
         #expect(outcome.roundsRun == rounds)

@@ -27,7 +27,7 @@ extension HotPathRaceTests {
         arguments: backends)
     func wakeUpRacesTheDecisionToSleep(_ backend: BackendKind) async throws {
         let rounds = scaled(20_000, minimum: 300)
-        let outcome = try await onDedicatedThread { try WakeUpRace(backend: backend).run(rounds: rounds) }
+        let outcome = try await offThePool { try WakeUpRace(backend: backend).run(rounds: rounds) }
         #expect(
             outcome.missed == nil,
             "round \(outcome.missed ?? 0) of \(rounds): no pass followed the wakeUp (a lost wake)")

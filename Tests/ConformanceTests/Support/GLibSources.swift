@@ -2,6 +2,7 @@
 internal import CGLib
 import RunLoopKit
 import Synchronization
+import TestSupport
 
 /// A Swift closure as a GLib callback: retained by the source, released when GLib destroys it.
 /// The body returns whether the source stays (`G_SOURCE_CONTINUE`).
@@ -122,3 +123,17 @@ func releaseGLibContext(_ context: GLibContext) {
     g_main_context_unref(context.pointer)
 }
 #endif
+
+/// Runs `body` on a new thread owning a loop of the GLib backend, kept alive by a timer an hour
+/// away, with the loop's GLib context and a trace to record into; returns what was traced.
+func tracedGLibLoop(_ body: @escaping @Sendable (Loop, GLibContext, Trace) throws -> Void) async throws -> [String] {
+    try await onLoopThread(.glib) { loop in
+        let trace = Trace()
+        let context = glibContext(of: loop)
+        let keepAlive = try Loop.Timer(after: generousDeadline) { _ in }
+        loop.add(keepAlive, to: .default)
+        defer { keepAlive.invalidate() }
+        try body(loop, context, trace)
+        return trace.all
+    }
+}

@@ -19,7 +19,7 @@ final class ParkedLoop: Sendable {
     }
 
     let loop: Loop
-    private let thread: JoinableThread
+    private let thread: TestThread
     private let queued = Latch()
     private let then = Lock<Then?>(nil)
 
@@ -28,7 +28,7 @@ final class ParkedLoop: Sendable {
         let made = Lock<Result<Loop, any Error>?>(nil)
         let parked = Latch()
         let (queued, then) = (self.queued, self.then)
-        thread = try JoinableThread {
+        thread = try TestThread {
             let loop: Loop
             do {
                 loop = try Loop.current(backend: backend)
@@ -68,15 +68,7 @@ final class ParkedLoop: Sendable {
     /// Waits, off the cooperative pool, until the thread ended (its loop torn down).
     func join() async -> Bool {
         let thread = self.thread
-        let joined = Latch()
-        do {
-            try spawnThread {
-                if thread.join() { joined.open() }
-            }
-        } catch {
-            return false
-        }
-        return await joined.waitOffPool()
+        return (try? await offThePool { thread.join() }) == true
     }
 }
 

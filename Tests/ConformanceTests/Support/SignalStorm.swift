@@ -18,7 +18,7 @@ final class SignalStorm: Sendable {
 
     static let signal = SIGUSR2
     private let shared: Shared
-    private let helper: JoinableThread
+    private let helper: TestThread
 
     /// Starts signalling the calling thread every `period`, for at most `limit`.
     ///
@@ -37,7 +37,7 @@ final class SignalStorm: Sendable {
         let shared = Shared()
         self.shared = shared
         let pause = period.timespecRoundedUp
-        helper = try JoinableThread {
+        helper = try TestThread {
             let end = ContinuousClock.now + limit
             while shared.running.load(ordering: .acquiring), ContinuousClock.now < end {
                 pthread_kill(target, SignalStorm.signal)

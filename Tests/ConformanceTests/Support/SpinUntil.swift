@@ -1,5 +1,6 @@
 import Glibc
 import RunLoopKit
+import TestSupport
 import Testing
 
 /// How long a wait on a thread of its own can hang before its test fails, naming the line: a
@@ -37,4 +38,30 @@ func spinUntilWaiting(
     _ loop: Loop, within deadline: Duration = hangDeadline, sourceLocation: SourceLocation = #_sourceLocation
 ) -> Bool {
     spin(until: { loop.isWaiting }, within: deadline, "\(loop) never went to sleep", sourceLocation: sourceLocation)
+}
+
+/// Once `loop` is about to sleep for the first time (a one-time `beforeWaiting` observer of its
+/// default mode), starts a thread that spins until it sleeps (``spinUntilWaiting(_:within:sourceLocation:)``)
+/// and then does `action`, a change made from another thread while the loop sleeps; the thread
+/// stops the loop instead if it never sleeps.
+func onceAsleep(
+    _ loop: Loop, sourceLocation: SourceLocation = #_sourceLocation, _ action: @escaping @Sendable () -> Void
+) {
+    loop.add(
+        Loop.Observer(activities: .beforeWaiting, repeats: false) { _, _ in
+            _ = try? whenAsleep(loop, sourceLocation: sourceLocation, action)
+        }, to: .default)
+}
+
+/// Starts a thread that spins until `loop` sleeps (``spinUntilWaiting(_:within:sourceLocation:)``)
+/// and then does `action`, a change made from another thread while the loop sleeps; the thread
+/// stops the loop instead if it never sleeps. Join it, or let it go.
+@discardableResult
+func whenAsleep(
+    _ loop: Loop, sourceLocation: SourceLocation = #_sourceLocation, _ action: @escaping @Sendable () -> Void
+) throws -> TestThread {
+    try TestThread {
+        guard spinUntilWaiting(loop, sourceLocation: sourceLocation) else { return loop.stop() }
+        action()
+    }
 }

@@ -18,11 +18,8 @@ struct StressFixtureRun: Sendable {
     static func run(
         _ scenario: String, _ backend: BackendKind, limit: Duration = .seconds(900)
     ) async throws -> StressFixtureRun {
-        try await onDedicatedThread {
-            let child = try ChildProgram.run("StressFixture", [scenario, backend.rawValue], limit: limit)
-            return StressFixtureRun(
-                status: child.timedOut ? nil : child.status, output: child.output, errors: child.errors)
-        }
+        let child = try await ChildProgram.run("StressFixture", [scenario, backend.rawValue], limit: limit)
+        return StressFixtureRun(status: child.timedOut ? nil : child.status, output: child.output, errors: child.errors)
     }
 
     /// The program's `FAILED` lines, one per failure it saw.

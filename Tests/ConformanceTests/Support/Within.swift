@@ -6,7 +6,7 @@ import Testing
 ///
 /// For tests of async APIs that must never leave their caller waiting: a hang becomes a
 /// failure naming the line, not a test run that never ends. The operation runs in a task of
-/// its own, which a hang leaves behind (as ``onLoopThread(_:sourceLocation:_:)`` leaves its
+/// its own, which a hang leaves behind (as ``onLoopThread(_:within:fileID:line:_:)`` leaves its
 /// thread).
 func within<T: Sendable>(
     _ deadline: Duration = generousDeadline,
@@ -30,36 +30,6 @@ func within<T: Sendable>(
     return try result.get()
 }
 
-/// A value delivered once, from any thread, to one awaiting task.
-final class OneShot<Value: Sendable>: Sendable {
-    private let state = Lock<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
-
-    /// Delivers `value`; later deliveries are ignored.
-    func deliver(_ value: Value) {
-        let waiter: CheckedContinuation<Value, Never>? = state.withLock { state in
-            guard state.value == nil else { return nil }
-            state.value = value
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: value)
-    }
-
-    /// The delivered value, once it is.
-    var value: Value {
-        get async {
-            await withCheckedContinuation { continuation in
-                let now: Value? = state.withLock { state in
-                    if let value = state.value { return value }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        }
-    }
-}
-
 /// A gate async code waits at until someone opens it, from any thread.
 final class AsyncGate: Sendable {
     private let shot = OneShot<Void>()
@@ -73,3 +43,6 @@ final class AsyncGate: Sendable {
         try await within(deadline, sourceLocation: sourceLocation) { await shot.value }
     }
 }
+
+/// A wait that did not finish in time, after the issue naming it was recorded.
+struct TestTimeout: Error {}

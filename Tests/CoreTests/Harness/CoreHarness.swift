@@ -227,9 +227,8 @@ final class CoreHarness: @unchecked Sendable {
         let items: [TraceFormat.ItemState] =
             sources.indices.map { index in
                 let source = sources[index]
-                return .init(
-                    name: "s\(index)", valid: source.isValid,
-                    detail: source.isValid && source.isSignalled ? "signalled" : nil,
+                return TraceFormat.source(
+                    index, valid: source.isValid, signalled: source.isSignalled,
                     modes: modes { loop.contains(source, in: $0) })
             }
             + descriptorSources.indices.map { index in

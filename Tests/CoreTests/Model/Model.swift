@@ -340,11 +340,9 @@ final class Model {
         }
         let items: [TraceFormat.ItemState] =
             sources.indices.map { index in
-                let source = sources[index]
-                return .init(
-                    name: "s\(index)", valid: source.valid,
-                    detail: source.valid && source.signalled ? "signalled" : nil,
-                    modes: modes(.source(index), source.modes))
+                TraceFormat.source(
+                    index, valid: sources[index].valid, signalled: sources[index].signalled,
+                    modes: modes(.source(index), sources[index].modes))
             }
             + descriptorSources.indices.map { index in
                 // Never signalled (D5): no detail.

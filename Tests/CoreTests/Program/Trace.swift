@@ -61,6 +61,11 @@ enum TraceFormat {
         var modes: [ModeName]
     }
 
+    /// Version-0 source `index`'s state: `signalled` while it is valid and signalled.
+    static func source(_ index: Int, valid: Bool, signalled: Bool, modes: [ModeName]) -> ItemState {
+        ItemState(name: "s\(index)", valid: valid, detail: valid && signalled ? "signalled" : nil, modes: modes)
+    }
+
     static func state(commonModes: [ModeName], items: [ItemState]) -> String {
         let described = items.map { item in
             var text = item.name

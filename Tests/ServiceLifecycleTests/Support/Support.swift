@@ -1,5 +1,6 @@
 import Logging
 import RunLoopKit
+import ServiceLifecycle
 import TestSupport
 
 /// The backends of this build that can start here: each test runs once per backend.
@@ -20,14 +21,8 @@ final class Trace: Sendable {
     var all: [String] { events.withLock { $0 } }
 }
 
-/// Runs `body` on a thread of its own (it may block) and returns its result, holding no
-/// cooperative thread meanwhile.
-func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        do {
-            try spawnThread { continuation.resume(returning: body()) }
-        } catch {
-            continuation.resume(throwing: error)
-        }
-    }
+/// A group of `service` alone, quiet, and the task that runs it.
+func startGroup(running service: some Service) -> (ServiceGroup, Task<Void, any Error>) {
+    let group = ServiceGroup(services: [service], logger: quietLogger)
+    return (group, Task { try await group.run() })
 }

@@ -100,7 +100,7 @@ enum ExhaustionScenario {
 
     /// A loop with a port source and a pipe source serves both.
     private static func ensureWorks(_ backend: BackendKind) throws {
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             do {
                 let loop = try Loop.current(backend: backend)
                 let (port, pipe) = (try Loop.Port<Int>(), try Pipe())

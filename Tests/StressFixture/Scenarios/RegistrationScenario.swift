@@ -100,7 +100,7 @@ enum RegistrationScenario {
 
     /// Runs `body` on a thread of its own (with its loop torn down when it ends), and waits.
     private static func onOwnThread(_ body: @escaping @Sendable () throws -> Void) throws {
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             do { try body() } catch { fail("the scenario threw \(error)") }
         }
         // Longer than the body's own waits (end of file: the generous deadline), so that a

@@ -8,11 +8,7 @@ enum ReuseScenario {
     /// watches that number (now B) and B gets data.
     static func newSourceOnReusedNumber(_ backend: BackendKind) throws {
         try onOwnThread(backend) { loop in
-            let kernel = try KernelRegistrations.find(for: loop)
-            let (old, new) = (try Pipe(), try Pipe())
-            let oldCalls = AtomicInt()
-            let oldSource = try Loop.Source(fileDescriptor: old.readEnd) { _ in oldCalls.increment() }
-            loop.add(oldSource, to: .default)
+            let (kernel, old, new, oldSource, oldCalls) = try watchOldPipe(on: loop)
             // A pass (a poll) registers the old source in the backend.
             _ = loop.run(timeout: .zero)
 
@@ -30,13 +26,7 @@ enum ReuseScenario {
             check(!oldSource.isValid, "the old source was not invalidated")
             newSource.invalidate()
             oldSource.invalidate()
-            check(
-                loop.registeredDescriptorCount == 0,
-                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
-            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
-            Glibc.close(old.readEnd)
-            Glibc.close(old.writeEnd)
-            Glibc.close(new.writeEnd)
+            checkReleased(loop, kernel, closing: old, new)
         }
     }
 
@@ -45,11 +35,7 @@ enum ReuseScenario {
     /// register its descriptors again, and that is where it must notice.
     static func reusedBehindRegisteredSource(_ backend: BackendKind) throws {
         try onOwnThread(backend) { loop in
-            let kernel = try KernelRegistrations.find(for: loop)
-            let (old, new) = (try Pipe(), try Pipe())
-            let oldCalls = AtomicInt()
-            let oldSource = try Loop.Source(fileDescriptor: old.readEnd) { _ in oldCalls.increment() }
-            loop.add(oldSource, to: .default)
+            let (kernel, old, new, oldSource, oldCalls) = try watchOldPipe(on: loop)
             let ticks = AtomicInt()
             let ticker = try Loop.Timer(after: .zero, repeating: .milliseconds(1)) { _ in ticks.increment() }
             loop.add(ticker, to: .default)
@@ -73,14 +59,33 @@ enum ReuseScenario {
             expectLoopStillServes(loop)
             ticker.invalidate()
             oldSource.invalidate()
-            check(
-                loop.registeredDescriptorCount == 0,
-                "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
-            checkNothingRegisteredInKernel(kernel, "after invalidating every source")
-            Glibc.close(old.readEnd)
-            Glibc.close(old.writeEnd)
-            Glibc.close(new.writeEnd)
+            checkReleased(loop, kernel, closing: old, new)
         }
+    }
+
+    /// What both scenarios start with: where the kernel keeps `loop`'s registrations, two pipes,
+    /// and a source in the default mode watching the old pipe's read end, counting its calls.
+    private static func watchOldPipe(
+        on loop: Loop
+    ) throws -> (KernelRegistrations, old: Pipe, new: Pipe, oldSource: Loop.Source, oldCalls: AtomicInt) {
+        let kernel = try KernelRegistrations.find(for: loop)
+        let (old, new) = (try Pipe(), try Pipe())
+        let oldCalls = AtomicInt()
+        let oldSource = try Loop.Source(fileDescriptor: old.readEnd) { _ in oldCalls.increment() }
+        loop.add(oldSource, to: .default)
+        return (kernel, old, new, oldSource, oldCalls)
+    }
+
+    /// With every source invalidated, nothing is left registered, in the loop or the kernel;
+    /// then closes what is left of the pipes (the new read end is the old's number).
+    private static func checkReleased(_ loop: Loop, _ kernel: KernelRegistrations, closing old: Pipe, _ new: Pipe) {
+        check(
+            loop.registeredDescriptorCount == 0,
+            "\(loop.registeredDescriptorCount) descriptors still registered after invalidating every source")
+        checkNothingRegisteredInKernel(kernel, "after invalidating every source")
+        Glibc.close(old.readEnd)
+        Glibc.close(old.writeEnd)
+        Glibc.close(new.writeEnd)
     }
 
     /// Puts `replacement`'s file under `number` (closing what `number` named), and prints the
@@ -131,7 +136,7 @@ enum ReuseScenario {
     private static func onOwnThread(_ backend: BackendKind, _ body: @escaping @Sendable (Loop) throws -> Void) throws {
         let watchdog = try Watchdog("the descriptor reuse scenario on \(backend)")
         defer { watchdog.stop() }
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             do {
                 try body(try Loop.current(backend: backend))
             } catch {

@@ -49,7 +49,7 @@ enum TeardownScenario {
         while started < count {
             let batch = min(concurrent, count - started)
             let weak = (0..<batch).map { _ in WeakTrio() }
-            let threads = try weak.map { weak in try JoinableThread { useLoop(backend, recordingIn: weak) } }
+            let threads = try weak.map { weak in try TestThread { useLoop(backend, recordingIn: weak) } }
             for thread in threads { check(thread.join(), "a thread did not finish") }
             survivors += weak.reduce(0) { $0 + $1.closePipeAndCountAlive() }
             started += batch

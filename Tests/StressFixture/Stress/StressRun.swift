@@ -39,7 +39,7 @@ enum StressRun {
     }
 
     private static func warmUp(_ backend: BackendKind) throws {
-        let thread = try JoinableThread {
+        let thread = try TestThread {
             let (loop, port): (Loop, Loop.Port<Int>)
             do {
                 (loop, port) = (try Loop.current(backend: backend), try Loop.Port<Int>())
@@ -68,7 +68,7 @@ enum StressRun {
         var summary = Summary()
         let outerRuns = Ref<Int>()
 
-        let loopThread = try JoinableThread {
+        let loopThread = try TestThread {
             do {
                 let built = try StressItems(backend: backend, ledger: ledger)
                 let kernel = try KernelRegistrations.find(for: built.loop)
@@ -105,16 +105,16 @@ enum StressRun {
             let producer = StressProducer(
                 index: index, loop: built.loop, ledger: ledger, port: built.port, source: built.signalSources[index],
                 shared: shared)
-            return try JoinableThread { producer.run() }
+            return try TestThread { producer.run() }
         }
         let sourceChurn = StressChurn(loop: built.loop, shared: shared)
         let timerChurn = StressChurn(loop: built.loop, shared: shared)
         let churners = [
-            try JoinableThread { sourceChurn.churnSourcesAndObservers() },
-            try JoinableThread { timerChurn.churnTimers() },
+            try TestThread { sourceChurn.churnSourcesAndObservers() },
+            try TestThread { timerChurn.churnTimers() },
         ]
         let stops = Ref<Int>()
-        let disruptor = try JoinableThread { stops.value = StressDisruptor(loop: built.loop, shared: shared).run() }
+        let disruptor = try TestThread { stops.value = StressDisruptor(loop: built.loop, shared: shared).run() }
 
         // The watchdog ends the process if the run stops making progress; these joins only
         // need to outlast a slow but live run.

@@ -8,12 +8,12 @@ final class ParkedLoopThread: Sendable {
     private let outcome = Lock<Result<Loop, any Error>?>(nil)
     private let made = Latch()
     private let release = DispatchSemaphore(value: 0)
-    private let thread: JoinableThread
+    private let thread: TestThread
 
     /// Starts the thread and waits until it made its loop or failed to.
     init(_ backend: BackendKind) throws {
         let (outcome, made, release) = (self.outcome, self.made, self.release)
-        thread = try JoinableThread {
+        thread = try TestThread {
             let result = Result { try Loop.current(backend: backend) }
             outcome.withLock { $0 = result }
             made.open()

@@ -12,7 +12,7 @@ final class Watchdog: Sendable {
     private let stopped = Latch()
 
     init(_ what: String, patience: Duration = generousDeadline) throws {
-        try spawnThread { [self] in
+        _ = try TestThread { [self] in
             var last = -1
             var quietSince = ContinuousClock.now
             while !self.stopped.wait(for: .seconds(1)) {

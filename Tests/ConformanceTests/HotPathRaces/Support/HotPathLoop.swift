@@ -15,7 +15,7 @@ struct HotPathLoop: Sendable {
     let loop: Loop
     /// Where the kernel keeps the loop's registrations.
     let kernel: KernelRegistrations
-    private let thread: JoinableThread
+    private let thread: TestThread
     private let report: Ref<Report>
 
     /// Starts the thread: `prepare` sets the loop up on it and returns what to invalidate once
@@ -32,7 +32,7 @@ struct HotPathLoop: Sendable {
         let kernelRef = Ref<KernelRegistrations>()
         let failure = Ref<String>()
         let report = Ref<Report>()
-        thread = try JoinableThread {
+        thread = try TestThread {
             defer { ready.open() }
             let loop: Loop
             let kernel: KernelRegistrations

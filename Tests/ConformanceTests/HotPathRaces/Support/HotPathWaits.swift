@@ -26,7 +26,7 @@ func hotPathWait(within timeout: Duration = generousDeadline, until condition: (
 /// suites building), so a limit on its whole length fails tests that found nothing; each wait
 /// of a poster has a deadline of its own, so a stalled loop is still caught, by that wait or
 /// here when nothing moves.
-func joinPosters(_ threads: [JoinableThread], whileProgressing progress: () -> Int) -> Bool {
+func joinPosters(_ threads: [TestThread], whileProgressing progress: () -> Int) -> Bool {
     for thread in threads {
         var last = progress()
         while !thread.join(within: generousDeadline) {
