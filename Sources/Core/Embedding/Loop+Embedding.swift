@@ -188,10 +188,19 @@ extension Loop {
     }
 
     /// Removes the host's run record, if it is the innermost; returns whether it was stopped.
+    ///
+    /// A host driven from a callout of a run (a GLib loop nested in it) took the place of that
+    /// run as the innermost: a stop made for the host's wait is also that run's, as it was
+    /// before the host came, so it is kept there even when the host ends without a dispatch.
     private func endHostRun() -> Bool {
         state.withLock { state in
             guard let last = state.runs.last, last.kind == .hostWait else { return false }
-            return state.runs.removeLast().stopped
+            let stopped = state.runs.removeLast().stopped
+            if stopped, let enclosing = state.runs.indices.last {
+                state.runs[enclosing].stopped = true
+                hints.noteStopRequested()
+            }
+            return stopped
         }
     }
 
