@@ -33,7 +33,7 @@ extension BackendConformance {
 
         /// Why this check does not apply to the backends `factory` makes (say, a backend that
         /// offers no host descriptor, for the embedding checks), for a test runner to report it
-        /// as skipped; `nil` when it applies. ``run(_:deadline:)`` passes a check that does
+        /// as skipped; `nil` when it applies. ``run(_:deadline:stressScale:)`` passes a check that does
         /// not apply once it has checked the backend's answer, so a runner need not call this.
         ///
         /// - Throws: ``Failure`` when the factory cannot make a backend, or the backend's

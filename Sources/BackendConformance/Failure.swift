@@ -21,7 +21,7 @@ extension BackendConformance {
 }
 
 /// What a check's body throws when the backend did something else than it expected; the
-/// check's ``BackendConformance/Check/run(_:deadline:)`` names the check.
+/// check's ``BackendConformance/Check/run(_:deadline:stressScale:)`` names the check.
 struct Mismatch: Error {
     let expected: String
     let observed: String
