@@ -179,8 +179,13 @@ struct BadInputAcceptedTests {
             alarm(60) // A child that hangs dies of SIGALRM instead of holding up the run.
             try await onLoopThread(backend) { loop in
                 let pipe = try Pipe()
-                let source = try Loop.Source(fileDescriptor: pipe.readEnd) { _ in }
+                // A number near the top of the limit: the runtime may open a file meanwhile (it
+                // did under TSan), and would take the pipe's low number, making the report
+                // "closed and reused".
+                let fd = try highDescriptor(duplicating: pipe.readEnd)
                 pipe.close()
+                let source = try Loop.Source(fileDescriptor: fd) { _ in }
+                close(fd)
                 loop.add(source, to: .default)
                 let run = loop.run(timeout: .zero)
                 writeToStandardError("\nvalid \(source.isValid) run \(run)\n")
