@@ -288,6 +288,33 @@ struct EmbeddingTests {
         #expect(ran.value == 1)
     }
 
+    @Test(
+        "a host waiting inside a run's callout: a stop made while it waits also stops that run, whether the host dispatches or abandons its wait (W1, H1)",
+        arguments: embeddableBackends, [true, false])
+    func stopWhileHostWaitsInCallout(_ kind: BackendKind, dispatches: Bool) async throws {
+        let outcome = try await onLoopThread(kind) { loop in
+            loop.add(try Loop.Timer(after: .seconds(3600)) { _ in }, to: .default)
+            // What the callout saw: the stopper joined, and the host's dispatch result if any.
+            let inCallout = Lock<(joined: Bool, dispatched: Loop.RunResult?)?>(nil)
+            loop.perform {
+                // A GLib loop run from a callout does this: it waits for the loop in the run's
+                // mode, so the host's wait is now the innermost run, and a stop lands on it.
+                _ = loop.prepareForHost()
+                let joined = (try? whenAsleep(loop) { loop.stop() })?.join() ?? false
+                let dispatched: Loop.RunResult? = dispatches ? loop.dispatchForHost() : nil
+                if !dispatches { loop.cancelHostWait() }
+                inCallout.withLock { $0 = (joined, dispatched) }
+            }
+            // Without a stop the run would last this long, firing nothing.
+            let result = loop.run(.default, timeout: .seconds(2))
+            return (result, inCallout.withLock { $0 })
+        }
+        let callout = try #require(outcome.1, "the callout did not run")
+        #expect(callout.joined, "the stopping thread did not finish")
+        #expect(callout.dispatched == (dispatches ? .stopped : nil))
+        #expect(outcome.0 == .stopped, "the run the host waited in did not stop")
+    }
+
     @Test("preparing twice without a dispatch loses nothing", arguments: embeddableBackends)
     func prepareTwice(_ kind: BackendKind) async throws {
         let ran = AtomicInt()
