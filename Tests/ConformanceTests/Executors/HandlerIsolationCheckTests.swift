@@ -1,10 +1,9 @@
 import Dispatch
 import Glibc
+import RunLoopCore
 import RunLoopKit
 import TestSupport
 import Testing
-
-@testable import RunLoopCore
 
 /// Behaviour contract › X3: the check in front of every isolated handler (`HandlerIsolation`)
 /// traps with its message when the handler is called off its actor — in release builds too,

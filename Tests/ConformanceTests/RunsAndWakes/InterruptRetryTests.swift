@@ -1,9 +1,8 @@
 import Glibc
+import RunLoopCore
 import RunLoopKit
 import TestSupport
 import Testing
-
-@testable import RunLoopCore
 
 /// `retryingOnInterrupt`, through which the backends make their system calls: a call that
 /// fails with `EINTR` (a signal arrived during it) is made again; any other failure throws.

@@ -1,6 +1,5 @@
+import RunLoopCore
 import Testing
-
-@testable import RunLoopCore
 
 /// The timer queues keep instants as whole nanoseconds: converting must never make a timer due
 /// early (instants round up, the time they are compared with rounds down), must keep the order

@@ -1,8 +1,7 @@
+import RunLoopCore
 import RunLoopKit
 import TestSupport
 import Testing
-
-@testable import RunLoopCore
 
 /// Timing: a timer never fires later than its tolerance allows for a reason the loop controls.
 /// The kernel may overrun a timed sleep by the thread's timer slack; a wait bounded by a timer

@@ -35,7 +35,10 @@ struct DescriptorReadinessTests {
             }
             try await firstHanded.wait()
             // Readable, not drained, and nobody asks: the loop must not be told about the pipe.
-            let before = worker.loop.statistics
+            // Read on the loop's thread: the first element resumed the consumer from inside its
+            // callout, which is counted once it returns.
+            let loop = worker.loop
+            let before = try await within { try await loop.submit { loop.statistics } }
             for _ in 1...5 { pipe.fill() }
             // A block makes the loop run a pass: one that watched the pipe would see it ready.
             #expect(worker.perform(waitUntilDone: true) {})
@@ -99,7 +102,11 @@ struct DescriptorReadinessTests {
                 return elements
             }
             try await waiting.wait()
-            #expect(worker.loop.registeredDescriptorCount == 1)
+            // The consumer's source joined the mode; the loop's thread watches its descriptor
+            // at its next pass, which may come after this line.
+            spin(
+                until: { worker.loop.registeredDescriptorCount == 1 },
+                "the loop never watched the waiting consumer's descriptor")
             consumer.cancel()
             #expect(try await within { try await consumer.value } == 0)
             #expect(worker.loop.registeredDescriptorCount == 0)

@@ -42,11 +42,18 @@ struct PortMessagesTests {
                 return try await iterator.next()
             }
             try await waiting.wait()
-            #expect(worker.loop.registeredDescriptorCount == 1)
+            // The consumer's source joined the mode; the loop's thread watches its descriptor
+            // at its next pass, which may come after this line.
+            spin(
+                until: { worker.loop.registeredDescriptorCount == 1 },
+                "the loop never watched the waiting consumer's descriptor")
             port.send("late")
             #expect(try await within { try await consumer.value } == "late")
             #expect(worker.loop.registeredDescriptorCount == 0)
-            let statistics = worker.loop.statistics
+            // The consumer resumes from inside the callout, which is counted once it returns:
+            // read the count on the loop's thread, after it.
+            let loop = worker.loop
+            let statistics = try await within { try await loop.submit { loop.statistics } }
             #expect(statistics.callouts.portMessage == 1)
         }
     }
@@ -136,7 +143,11 @@ struct PortMessagesTests {
                 return try await iterator.next()
             }
             try await waiting.wait()
-            #expect(worker.loop.registeredDescriptorCount == 1)
+            // The consumer's source joined the mode; the loop's thread watches its descriptor
+            // at its next pass, which may come after this line.
+            spin(
+                until: { worker.loop.registeredDescriptorCount == 1 },
+                "the loop never watched the waiting consumer's descriptor")
             port.send(5)
             #expect(try await within { try await consumer.value } == 5)
             #expect(worker.loop.registeredDescriptorCount == 0)

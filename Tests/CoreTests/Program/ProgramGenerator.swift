@@ -14,6 +14,16 @@ enum ProgramGenerator {
     }()
     static let stepsPerProgram = 200
 
+    /// The programs are checked in this many test cases, each with its own seed, which Swift
+    /// Testing runs side by side: the same number of programs, on every CPU instead of one
+    /// (``runOnCore(_:)`` admits one program per CPU at once).
+    static let shards = 4
+
+    /// The programs shard `shard` (0..<``shards``) checks: together, ``programs``.
+    static func programs(inShard shard: Int) -> Int {
+        programs / shards + (shard < programs % shards ? 1 : 0)
+    }
+
     static let itemsPerKind = 3
     static let blockActionCount = 4
 
