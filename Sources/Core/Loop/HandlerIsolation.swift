@@ -15,11 +15,11 @@
 
 /// The actor a handler is isolated to (its `@isolated(any)` `isolation`), and where a loop may
 /// run it.
-struct HandlerIsolation: Sendable {
+package struct HandlerIsolation: Sendable {
     /// `nil` for a nonisolated handler, which any loop may run.
     let actor: (any Actor)?
 
-    init(_ actor: (any Actor)?) { self.actor = actor }
+    package init(_ actor: (any Actor)?) { self.actor = actor }
 
     /// Whether the handler is main-actor code.
     var isMainActor: Bool { actor.map { $0 === MainActor.shared } ?? false }
@@ -53,7 +53,7 @@ struct HandlerIsolation: Sendable {
     /// executor is a loop runs where that loop's `checkIsolated` passes (its thread, or the
     /// ended loop's executor, rule E3). Used only for an isolated handler: a nonisolated one is
     /// stored as it is, with no wrapper to go through.
-    func checked<each Argument>(
+    package func checked<each Argument>(
         _ call: @escaping @Sendable (repeat each Argument) -> Void
     ) -> @Sendable (repeat each Argument) -> Void {
         guard let actor else { trap("HandlerIsolation.checked(_:): the handler is nonisolated") }

@@ -5,23 +5,23 @@
 /// `Int64`s instead, converted once when a timer is queued. 2^63 nanoseconds is 292 years
 /// either side of the origin; instants beyond saturate, which changes nothing: a timer that far
 /// ahead never fires, one that far behind is due either way.
-enum QueueTime {
+package enum QueueTime {
     /// The origin: the first time a timer was queued in this process. Any instant works; a
     /// recent one keeps the values small.
     private static let origin = ContinuousClock.now
 
     /// `instant`, rounded up to the nanosecond (so that nothing is taken for due early).
-    static func nanosecondsRoundedUp(_ instant: ContinuousClock.Instant) -> Int64 {
+    package static func nanosecondsRoundedUp(_ instant: ContinuousClock.Instant) -> Int64 {
         nanoseconds(instant, roundingUp: true)
     }
 
     /// `instant`, rounded down to the nanosecond.
-    static func nanosecondsRoundedDown(_ instant: ContinuousClock.Instant) -> Int64 {
+    package static func nanosecondsRoundedDown(_ instant: ContinuousClock.Instant) -> Int64 {
         nanoseconds(instant, roundingUp: false)
     }
 
     /// The instant `nanoseconds` after the origin.
-    static func instant(_ nanoseconds: Int64) -> ContinuousClock.Instant {
+    package static func instant(_ nanoseconds: Int64) -> ContinuousClock.Instant {
         origin + .nanoseconds(nanoseconds)
     }
 
@@ -42,7 +42,7 @@ enum QueueTime {
 
 extension Int64 {
     /// `self + other`, at `Int64.max` instead of overflowing (`other` is not negative).
-    func addingSaturating(_ other: Int64) -> Int64 {
+    package func addingSaturating(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? .max : sum
     }

@@ -9,15 +9,17 @@ internal import CRunLoopSupport
 /// tolerance: the kernel then wakes the thread between the timer's instant and its deadline,
 /// never early and never later than the tolerance allows. A tolerance at least as large as
 /// the thread's slack needs no change of slack, which leaves the kernel free to coalesce.
-struct TimerSlack {
+package struct TimerSlack {
     /// The thread's own slack in nanoseconds, read the first time it is needed.
     private var original: UInt?
     /// The slack the thread has now, when narrowed.
     private var narrowed: UInt?
 
+    package init() {}
+
     /// Where a wait for a timer with `deadline` (instant + `tolerance`) ends, and the slack
     /// it needs (`nil`: the thread's own).
-    mutating func plan(
+    package mutating func plan(
         deadline: ContinuousClock.Instant, tolerance: Duration
     ) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
         let threadSlack = threadOwnSlack()
@@ -49,7 +51,7 @@ struct TimerSlack {
     }
 
     /// The thread's own slack (for tests of ``plan(deadline:tolerance:)``).
-    var threadSlackForTesting: UInt {
+    package var threadSlackForTesting: UInt {
         mutating get { threadOwnSlack() }
     }
 
