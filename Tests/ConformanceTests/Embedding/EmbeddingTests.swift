@@ -305,8 +305,9 @@ struct EmbeddingTests {
                 if !dispatches { loop.cancelHostWait() }
                 inCallout.withLock { $0 = (joined, dispatched) }
             }
-            // Without a stop the run would last this long, firing nothing.
-            let result = loop.run(.default, timeout: .seconds(2))
+            // Without the stop the run lasts this long, firing nothing (long enough that a
+            // callout slowed by a loaded machine cannot end it first).
+            let result = loop.run(.default, timeout: hangDeadline)
             return (result, inCallout.withLock { $0 })
         }
         let callout = try #require(outcome.1, "the callout did not run")

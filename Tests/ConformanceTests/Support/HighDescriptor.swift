@@ -12,7 +12,7 @@ func highDescriptor(duplicating descriptor: Int32) throws -> Int32 {
     // Below the limit by a margin of numbers to try (some may be taken); F_DUPFD takes the
     // lowest free number at or above the one asked for.
     let floor = Int32(clamping: min(limit.rlim_cur, 1 << 20)) - 256
-    let duplicate = fcntl(descriptor, F_DUPFD, max(floor, 3))
-    guard duplicate >= 0 else { throw SystemError("fcntl(F_DUPFD)", errno: errno) }
+    let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, max(floor, 3))
+    guard duplicate >= 0 else { throw SystemError("fcntl(F_DUPFD_CLOEXEC)", errno: errno) }
     return duplicate
 }

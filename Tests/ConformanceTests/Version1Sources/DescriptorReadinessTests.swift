@@ -42,7 +42,7 @@ struct DescriptorReadinessTests {
             for _ in 1...5 { pipe.fill() }
             // A block makes the loop run a pass: one that watched the pipe would see it ready.
             #expect(worker.perform(waitUntilDone: true) {})
-            let after = worker.loop.statistics
+            let after = try await within { try await loop.submit { loop.statistics } }
             #expect(worker.loop.registeredDescriptorCount == 0)
             #expect(after.descriptorEvents == before.descriptorEvents)
             #expect(after.callouts.descriptorSource == before.callouts.descriptorSource)
@@ -104,8 +104,8 @@ struct DescriptorReadinessTests {
             try await waiting.wait()
             // The consumer's source joined the mode; the loop's thread watches its descriptor
             // at its next pass, which may come after this line.
-            spin(
-                until: { worker.loop.registeredDescriptorCount == 1 },
+            #expect(
+                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
                 "the loop never watched the waiting consumer's descriptor")
             consumer.cancel()
             #expect(try await within { try await consumer.value } == 0)

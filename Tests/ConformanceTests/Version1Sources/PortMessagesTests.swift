@@ -44,8 +44,8 @@ struct PortMessagesTests {
             try await waiting.wait()
             // The consumer's source joined the mode; the loop's thread watches its descriptor
             // at its next pass, which may come after this line.
-            spin(
-                until: { worker.loop.registeredDescriptorCount == 1 },
+            #expect(
+                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
                 "the loop never watched the waiting consumer's descriptor")
             port.send("late")
             #expect(try await within { try await consumer.value } == "late")
@@ -145,8 +145,8 @@ struct PortMessagesTests {
             try await waiting.wait()
             // The consumer's source joined the mode; the loop's thread watches its descriptor
             // at its next pass, which may come after this line.
-            spin(
-                until: { worker.loop.registeredDescriptorCount == 1 },
+            #expect(
+                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
                 "the loop never watched the waiting consumer's descriptor")
             port.send(5)
             #expect(try await within { try await consumer.value } == 5)

@@ -14,9 +14,9 @@ enum ProgramGenerator {
     }()
     static let stepsPerProgram = 200
 
-    /// The programs are checked in this many test cases, each with its own seed, which Swift
-    /// Testing runs side by side: the same number of programs, on every CPU instead of one
-    /// (``runOnCore(_:)`` admits one program per CPU at once).
+    /// The programs are checked in this many test cases, which Swift Testing runs side by side
+    /// (each program has a fresh seed, as before): the same number of programs, on every CPU
+    /// instead of one (``runOnCore(_:)`` admits one program per CPU at once).
     static let shards = 4
 
     /// The programs shard `shard` (0..<``shards``) checks: together, ``programs``.
