@@ -71,7 +71,9 @@ struct DebugDescriptionTests {
             loop.add(timer, to: .default)
             loop.add(Loop.Observer(activities: .beforeWaiting) { _, _ in asleep.open() }, to: .default)
             _ = try TestThread {
-                guard asleep.wait() else { return }
+                // Either way the loop is stopped: a run left to its deadline would hold the test
+                // for minutes. A missing description fails the test below.
+                guard asleep.wait(for: hangDeadline) else { return loop.stop() }
                 // The observer runs just before the loop sleeps; nothing else can wake it.
                 guard spinUntilWaiting(loop) else { return loop.stop() }
                 described.value = loop.debugDescription
@@ -80,7 +82,9 @@ struct DebugDescriptionTests {
             loop.run(timeout: generousDeadline)
             timer.invalidate()
         }
-        let lines = described.value?.split(separator: "\n").map(String.init) ?? []
+        let description = try #require(
+            described.value, "the loop was never described asleep: it did not reach its sleep")
+        let lines = description.split(separator: "\n").map(String.init)
         #expect(lines.count == 14)
         #expect(lines.dropFirst().prefix(2) == ["  current mode: \"kRunLoopDefaultMode\"", "  waiting: yes"])
         #expect(lines.contains("      fires in 3600 s, every 3600 s, tolerance 0 s, order 0"))

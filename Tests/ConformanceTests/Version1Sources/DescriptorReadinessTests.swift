@@ -35,14 +35,11 @@ struct DescriptorReadinessTests {
             }
             try await firstHanded.wait()
             // Readable, not drained, and nobody asks: the loop must not be told about the pipe.
-            // Read on the loop's thread: the first element resumed the consumer from inside its
-            // callout, which is counted once it returns.
-            let loop = worker.loop
-            let before = try await within { try await loop.submit { loop.statistics } }
+            let before = try await statisticsOnLoopThread(worker.loop)
             for _ in 1...5 { pipe.fill() }
             // A block makes the loop run a pass: one that watched the pipe would see it ready.
             #expect(worker.perform(waitUntilDone: true) {})
-            let after = try await within { try await loop.submit { loop.statistics } }
+            let after = try await statisticsOnLoopThread(worker.loop)
             #expect(worker.loop.registeredDescriptorCount == 0)
             #expect(after.descriptorEvents == before.descriptorEvents)
             #expect(after.callouts.descriptorSource == before.callouts.descriptorSource)
@@ -102,10 +99,8 @@ struct DescriptorReadinessTests {
                 return elements
             }
             try await waiting.wait()
-            // The consumer's source joined the mode; the loop's thread watches its descriptor
-            // at its next pass, which may come after this line.
             #expect(
-                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
+                await loopWatchesWaitingConsumer(worker.loop),
                 "the loop never watched the waiting consumer's descriptor")
             consumer.cancel()
             #expect(try await within { try await consumer.value } == 0)

@@ -42,18 +42,13 @@ struct PortMessagesTests {
                 return try await iterator.next()
             }
             try await waiting.wait()
-            // The consumer's source joined the mode; the loop's thread watches its descriptor
-            // at its next pass, which may come after this line.
             #expect(
-                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
+                await loopWatchesWaitingConsumer(worker.loop),
                 "the loop never watched the waiting consumer's descriptor")
             port.send("late")
             #expect(try await within { try await consumer.value } == "late")
             #expect(worker.loop.registeredDescriptorCount == 0)
-            // The consumer resumes from inside the callout, which is counted once it returns:
-            // read the count on the loop's thread, after it.
-            let loop = worker.loop
-            let statistics = try await within { try await loop.submit { loop.statistics } }
+            let statistics = try await statisticsOnLoopThread(worker.loop)
             #expect(statistics.callouts.portMessage == 1)
         }
     }
@@ -143,10 +138,8 @@ struct PortMessagesTests {
                 return try await iterator.next()
             }
             try await waiting.wait()
-            // The consumer's source joined the mode; the loop's thread watches its descriptor
-            // at its next pass, which may come after this line.
             #expect(
-                await eventually(within: hangDeadline) { worker.loop.registeredDescriptorCount == 1 },
+                await loopWatchesWaitingConsumer(worker.loop),
                 "the loop never watched the waiting consumer's descriptor")
             port.send(5)
             #expect(try await within { try await consumer.value } == 5)
