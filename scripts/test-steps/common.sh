@@ -57,23 +57,12 @@ timed() {
     return "$status"
 }
 
-# In CI (CI=true) every build is a first build, and about a fifth of its CPU went to what only a
-# person at the machine uses: the index store (for an editor) and full debug information (for a
-# debugger). Measured on a fresh clone, the debug build with tests: 192 s wall and 5m23s CPU with
-# them, 139 s and 4m27s without. Line tables stay, so a crash's or a sanitizer's report still
-# names file and line. Not outside CI: there the folders are rebuilt a file at a time and serve
-# an editor, and a change of flags would rebuild each of them whole.
-ci_build_flags=()
-if [ "${CI:-}" = true ]; then
-    ci_build_flags=(--disable-index-store -Xswiftc -gline-tables-only)
-fi
-
-# Every build goes through here: swift build with the arguments given (and the CI flags above),
-# its output kept for check_warnings, which runs after it.
+# Every build goes through here: swift build with the arguments given, its output kept for
+# check_warnings, which runs after it.
 build() {
     local start=${EPOCHREALTIME/./} cpu
     cpu=$(children_cpu)
-    swift build "$@" ${ci_build_flags[@]+"${ci_build_flags[@]}"} 2>&1 | tee "$log"
-    echo "   ($(took "$start" "$cpu"): swift build $* ${ci_build_flags[*]})"
+    swift build "$@" 2>&1 | tee "$log"
+    echo "   ($(took "$start" "$cpu"): swift build $*)"
     check_warnings
 }
