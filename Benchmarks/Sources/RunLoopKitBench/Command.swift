@@ -19,13 +19,16 @@ struct Bench: ParsableCommand {
     )
 
     /// The children (`runloopkit-bench main-wake …` for the main-queue wake, `idle-cost …` for
-    /// the idle scenario) are parsed apart, so that they stay out of the usage text.
+    /// the idle scenario, `main-subject …` for a main loop's scenario) are parsed apart, so
+    /// that they stay out of the usage text.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == MainWakeChild.configuration.commandName {
             MainWakeChild.main(Array(arguments.dropFirst()))
         } else if arguments.first == IdleChild.configuration.commandName {
             IdleChild.main(Array(arguments.dropFirst()))
+        } else if arguments.first == MainSubject.childCommand {
+            serveMainSubject(Array(arguments.dropFirst()))
         } else {
             main(arguments)
         }
@@ -100,6 +103,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         var settings = quick ? Settings.quick : Settings()
+        settings.isQuick = quick
         settings.seed = seed
         settings.subjects = Subject.all.filter { subject in subjects.contains { Subject(name: $0) == subject } }
         if let samples { settings.wakeSamples = samples }
@@ -115,16 +119,37 @@ struct Bench: ParsableCommand {
         let context = Context(settings: settings, results: Results(), progress: Progress())
         let machine = Machine.current
         let started = Date()
+        // The main subjects of the scenarios that run in a child process per main subject
+        // (MainSubject) are measured there, after the others; in such a child, the main subject
+        // is this process's and runs here, as it does in the scenarios that do not measure it
+        // (which say so).
+        let servesMain = MainSubject.loop != nil
         for name in ScenarioName.allCases where scenarios.contains(name.rawValue) {
+            let inChildren = !servesMain && MainSubject.runsInChild(name)
+            var here = settings
+            if inChildren { here.subjects.removeAll(where: \.isMain) }
+            let scenario = Context(settings: here, results: context.results, progress: context.progress)
             switch name {
-            case .wake: WakeScenario(context: context).run()
-            case .timer: TimerScenario(context: context).run()
-            case .throughput: ThroughputScenario(context: context).run()
-            case .idle: IdleScenario(context: context).run()
-            case .coalescing: CoalescingScenario(context: context).run()
-            case .sleepCoalescing: SleepCoalescingScenario(context: context).run()
-            case .scale: ScaleScenario(context: context).run()
-            case .pass: PassScenario(context: context).run()
+            case .wake: WakeScenario(context: scenario).run()
+            case .timer: TimerScenario(context: scenario).run()
+            case .throughput: ThroughputScenario(context: scenario).run()
+            case .idle: IdleScenario(context: scenario).run()
+            case .coalescing: CoalescingScenario(context: scenario).run()
+            case .sleepCoalescing: SleepCoalescingScenario(context: scenario).run()
+            case .scale: ScaleScenario(context: scenario).run()
+            case .pass: PassScenario(context: scenario).run()
+            }
+            guard inChildren else { continue }
+            for subject in settings.subjects where subject.isMain {
+                context.progress.show("\(name.rawValue) · \(subject) (in a child process)")
+                do {
+                    for measurement in try MainSubject.measure(subject, scenario: name, settings: settings) {
+                        context.results.append(measurement)
+                    }
+                } catch {
+                    context.results.skip(
+                        scenario: name.rawValue, variant: "all", subject: subject.description, why: "\(error)")
+                }
             }
         }
         context.progress.finish()
@@ -144,6 +169,31 @@ struct Bench: ParsableCommand {
             let title = "RunLoopKit latency percentiles — \(machine.summary)"
             try SVGPlot.render(context.results, title: title).write(toFile: svg, atomically: true, encoding: .utf8)
             FileHandle.standardError.write(Data("wrote \(svg)\n".utf8))
+        }
+    }
+}
+
+extension Bench {
+    /// A main-subject child (`runloopkit-bench main-subject OPTIONS`): this process's main
+    /// thread serves the main loop of the one subject named, while a pthread runs the harness
+    /// with OPTIONS (which include `--json`), as `MainSubject` describes.
+    static func serveMainSubject(_ arguments: [String]) {
+        do {
+            let command = try parse(arguments)
+            let subjects = command.subjects.compactMap(Subject.init(name:))
+            guard subjects.count == 1, case let .main(kind) = subjects[0] else {
+                throw ChildProcess.Failure(description: "main-subject: name exactly one main subject")
+            }
+            try MainSubject.serve(kind) {
+                do {
+                    try command.run()
+                } catch {
+                    print("error \(error)")
+                }
+            }
+        } catch {
+            print("error \(error)")
+            Glibc.exit(1)
         }
     }
 }

@@ -102,6 +102,11 @@ final class Results {
                 histogram: nil))
     }
 
+    /// A measurement made elsewhere: a child process's (see `MainSubject`).
+    func append(_ measurement: Measurement) {
+        all.append(measurement)
+    }
+
     /// A subject that could not be measured here, with why.
     func skip(scenario: String, variant: String, subject: String, why: String) {
         all.append(

@@ -18,8 +18,9 @@ struct TargetSheet {
         var glibLoops: [String] = []
         for subject in Subject.all where measured.contains(subject.description) {
             switch subject {
-            case let .kit(kind) where kind.name != "glib": backends.append(subject.description)
-            case .kit, .embedded: glibLoops.append(subject.description)
+            case let .kit(kind) where kind.name != "glib", let .main(kind) where kind.name != "glib":
+                backends.append(subject.description)
+            case .kit, .main, .embedded: glibLoops.append(subject.description)
             case .coreFoundation, .nio, .glib, .floor: continue
             }
         }
@@ -37,6 +38,11 @@ struct TargetSheet {
     /// A figure shown without a target.
     mutating func info(_ text: String) {
         lines.append("  [info] \(text)")
+    }
+
+    /// An area's heading, for an area that compares subjects across scenarios.
+    mutating func section(_ name: String, _ text: String) {
+        lines.append("\(name) — \(text)")
     }
 
     /// An area's heading: the targets it checks. Returns false (after a `–` line) when the

@@ -14,6 +14,7 @@ enum Targets {
         sheet.timer()
         sheet.idle()
         sheet.scale()
+        sheet.mainLoop()
         return
             (sheet.lines + [
                 "(ratios are of this run's figures; wakes use the spinning driver; see Benchmarks/README.md)"

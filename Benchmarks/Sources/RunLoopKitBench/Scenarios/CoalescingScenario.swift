@@ -45,6 +45,7 @@ struct CoalescingScenario {
         case .nio: "NIO's scheduled tasks take no tolerance and its loop counts no wakeups"
         case .glib: "GLib's timeouts take no tolerance (g_timeout_add_seconds only rounds to whole seconds)"
         case .embedded: "an embedded loop's wakeups are its GLib loop's (it does not sleep itself)"
+        case .main: MainSubject.unmeasuredReason
         case .kit, .coreFoundation, .floor: nil
         }
     }
@@ -101,7 +102,7 @@ struct CoalescingScenario {
             counterCF.invalidate()
             let elapsed = Double(t1 - t0) / 1e9
             return (Double(wakes1 - wakes0) / elapsed, Double(fires1 - fires0) / elapsed)
-        case .floor, .nio, .glib, .embedded:
+        case .floor, .nio, .glib, .embedded, .main:
             return (0, 0) // not run: coalescing is a run loop's policy, there is no floor
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RunLoopKit
+import Synchronization
 
 /// **idle** — what a loop costs while it has nothing to do but a 100 ms repeating timer.
 ///
@@ -19,7 +20,8 @@ import RunLoopKit
 /// second. NIO: `scheduleRepeatedTask` every 100 ms; it has no wakeup counter, so its wakeups
 /// are its task's runs (nothing else wakes an idle NIO loop). GLib alone (`g_timeout_add(100)`)
 /// and a loop embedded in GLib (a RunLoopKit timer, served through GLib's wait) count their
-/// timer's runs the same way. The child's main thread sleeps in `nanosleep` meanwhile.
+/// timer's runs the same way. The child's main thread sleeps in `nanosleep` meanwhile; for a
+/// main subject (`epoll-main`, …) it runs `Loop.main` instead, and a pthread takes the window.
 struct IdleScenario {
     let context: Context
 
@@ -123,6 +125,8 @@ struct IdleScenario {
             let figures = window(thread: thread, nanoseconds: nanoseconds) { host.loop.statistics.wakeups.total }
             host.stop()
             return figures
+        case let .main(kind):
+            return try measureMain(kind, period: period, nanoseconds: nanoseconds)
         case .coreFoundation:
             let counter = Owned<CFWakeCounter?>(nil)
             let host = CFHost.start { loop in
@@ -220,5 +224,34 @@ struct IdleScenario {
             loop.join()
             return figures
         }
+    }
+
+    /// The main loop idling: this child's main thread makes `Loop.main` and runs it, as a
+    /// program does, while a pthread takes the window (reading the main thread's CPU clock
+    /// through its id, as for a loop thread) and then ends the run.
+    private static func measureMain(_ kind: BackendKind, period: UInt64, nanoseconds: UInt64) throws -> Figures {
+        let loop = try Loop.current(backend: kind)
+        guard loop === Loop.main else {
+            throw ChildProcess.Failure(description: "idle: Loop.current on the main thread is not Loop.main")
+        }
+        let timer = try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }
+        loop.add(timer, to: .default)
+        let finished = Atomic<Bool>(false)
+        let done = Loop.Source {
+            finished.store(true, ordering: .relaxed)
+            loop.stop()
+        }
+        loop.add(done, to: .default)
+        let thread = Syscalls.threadID()
+        let figures = Owned<Figures?>(nil)
+        let measurer = PThread {
+            figures.value = window(thread: thread, nanoseconds: nanoseconds) { loop.statistics.wakeups.total }
+            done.signal()
+        }
+        while !finished.load(ordering: .relaxed) { loop.run(.default) }
+        measurer.join()
+        timer.invalidate()
+        done.invalidate()
+        return figures.value!
     }
 }

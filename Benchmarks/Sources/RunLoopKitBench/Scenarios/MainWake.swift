@@ -111,6 +111,9 @@ enum MainWake {
         case .embedded:
             print("error the main-queue child runs a loop that runs itself")
             return
+        case .main:
+            print("error the backend's own subject measures its main loop here")
+            return
         }
         emit(outcome.value)
     }

@@ -33,6 +33,11 @@ struct PassScenario {
                         ? "GLib is measured in the wake, timer, throughput and idle scenarios"
                         : "an embedded loop's passes are GLib's to run")
                 continue
+            case .main:
+                context.results.skip(
+                    scenario: "pass", variant: "empty-poll", subject: subject.description,
+                    why: MainSubject.unmeasuredReason)
+                continue
             case .floor:
                 continue
             }

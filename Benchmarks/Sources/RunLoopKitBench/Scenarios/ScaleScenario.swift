@@ -226,7 +226,7 @@ struct ScaleScenario {
                 thread.join()
                 close(quit)
             }
-        case .coreFoundation, .nio, .glib, .embedded:
+        case .coreFoundation, .nio, .glib, .embedded, .main:
             preconditionFailure("not measured")
         }
         // One unrecorded readiness first: the loop registers its 10,000 descriptors with the
@@ -276,7 +276,7 @@ struct ScaleScenario {
                     let t1 = Time.now()
                     let timed = Self.timePasses(passes) { poller.wait(timeout: 0) { _ in } }
                     return (timed.nanoseconds, timed.passes, t1 - t0, 0)
-                case .coreFoundation, .nio, .glib, .embedded:
+                case .coreFoundation, .nio, .glib, .embedded, .main:
                     preconditionFailure("not measured")
                 }
             }

@@ -24,6 +24,8 @@ struct Settings: Sendable {
     var scaleSwitches = 100_000
     var rearms = 1_000_000
     var subjects: [Subject] = Subject.all
+    /// Whether these are `--quick`'s sample counts (a main-subject child is told so).
+    var isQuick = false
     /// Whether the wake measurements hold the CPU-idle latency at 0 µs (see `IdleLatency`).
     var shallowIdle = true
 

@@ -73,7 +73,7 @@ struct ThroughputScenario {
 
     private static func note(_ subject: Subject, inModes: Bool) -> String? {
         switch subject {
-        case .kit: inModes ? "perform(in: [.default]) { }" : "perform { }"
+        case .kit, .main: inModes ? "perform(in: [.default]) { }" : "perform { }"
         case .coreFoundation: "CFRunLoopPerformBlock + CFRunLoopWakeUp per block"
         case .embedded:
             inModes ? "perform(in: [.default]) { }, embedded in a GMainLoop" : "perform { }, embedded in a GMainLoop"
@@ -110,7 +110,7 @@ struct ThroughputScenario {
         let post: @Sendable () -> Void
         let stop: () -> Void
         switch subject {
-        case .kit, .embedded:
+        case .kit, .main, .embedded:
             let host = try KitHost.start(subject)
             let loop = host.loop
             if inModes {

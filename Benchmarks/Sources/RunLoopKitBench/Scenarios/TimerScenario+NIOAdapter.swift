@@ -15,7 +15,7 @@ extension TimerScenario {
         var subjects: [(name: String, measure: ([UInt64]) throws -> Recorder)] = []
         for subject in context.settings.subjects {
             switch subject {
-            case .kit, .embedded:
+            case .kit, .main, .embedded:
                 subjects.append((subject.description, { try adapterOneShot(subject, delays: $0) }))
             case .nio: subjects.append((subject.description, { nioOneShot(delays: $0) }))
             case .coreFoundation, .glib, .floor: continue

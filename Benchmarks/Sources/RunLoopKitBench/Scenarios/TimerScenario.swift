@@ -25,7 +25,7 @@ struct TimerScenario {
         var subjects: [(name: String, measure: ([UInt64]) throws -> Recorder)] = []
         for subject in settings.subjects {
             switch subject {
-            case .kit, .embedded:
+            case .kit, .main, .embedded:
                 subjects.append((subject.description, { try kitOneShot(subject, delays: $0) }))
             case .coreFoundation:
                 subjects.append((subject.description, { cfOneShot(delays: $0) }))
@@ -75,7 +75,7 @@ struct TimerScenario {
             do {
                 let recorder: Recorder =
                     switch subject {
-                    case .kit, .embedded:
+                    case .kit, .main, .embedded:
                         try kitRepeating(subject, interval: interval, seconds: settings.repeatingSeconds)
                     case .coreFoundation: cfRepeating(interval: interval, seconds: settings.repeatingSeconds)
                     case .nio: nioRepeating(interval: interval, seconds: settings.repeatingSeconds)

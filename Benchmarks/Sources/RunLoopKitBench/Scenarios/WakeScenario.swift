@@ -111,7 +111,7 @@ struct WakeScenario {
                 continue
             }
             switch subject {
-            case .glib, .embedded:
+            case .glib, .embedded, .main:
                 skip(.dispatchMain, subject, Self.unsupported(subject, .dispatchMain))
                 continue
             case .kit, .coreFoundation, .nio, .floor:
@@ -159,6 +159,7 @@ struct WakeScenario {
         case (.nio, .signal): "NIO has no signalled source; execute is its cross-thread wake (see perform)"
         case (.glib, .dispatchMain): "a GMainLoop alone does not serve DispatchQueue.main"
         case (.embedded, .dispatchMain): "the main-queue child's main loop runs itself, not embedded in GLib's"
+        case (.main, .dispatchMain): "the backend's own row is this figure: its main-queue child runs Loop.main"
         default: "not supported"
         }
     }
@@ -172,15 +173,22 @@ struct WakeScenario {
     /// Sets up `subject` for `variant`; nil when the subject cannot do it.
     private func poster(for subject: Subject, _ variant: WakeVariant, probe: Probe) throws -> Session? {
         switch (subject, variant) {
-        case (.kit, .perform), (.kit, .performBlocking), (.embedded, .perform), (.embedded, .performBlocking):
+        case (.kit, .perform), (.kit, .performBlocking), (.main, .perform), (.main, .performBlocking),
+            (.embedded, .perform), (.embedded, .performBlocking):
             let host = try KitHost.start(subject)
             let loop = host.loop
             return Session(post: { loop.perform { probe.mark() } }, stop: host.stop)
-        case (.kit, .signal), (.embedded, .signal):
+        case (.kit, .signal), (.main, .signal), (.embedded, .signal):
             let source = Loop.Source { probe.mark() }
             let host = try KitHost.start(subject) { $0.add(source, to: .default) }
-            return Session(post: { source.signal() }, stop: host.stop)
-        case (.kit, .descriptor), (.embedded, .descriptor):
+            return Session(
+                post: { source.signal() },
+                stop: {
+                    // Out of the loop before it stops: the main loop goes on running.
+                    source.invalidate()
+                    host.stop()
+                })
+        case (.kit, .descriptor), (.main, .descriptor), (.embedded, .descriptor):
             let fd = FD.eventfd()
             let source = try Loop.Source(fileDescriptor: fd) { _ in
                 FD.drain(fd)

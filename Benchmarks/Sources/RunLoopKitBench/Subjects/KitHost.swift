@@ -9,9 +9,14 @@ import Synchronization
 /// A version-0 "quit" source keeps the mode alive (an empty mode would make `run` return at
 /// once) and, when signalled, stops the run from inside it — `Loop.stop()` from outside has no
 /// effect while the loop is between runs, a signal is never lost.
+///
+/// A main subject's loop is `Loop.main`, which the main thread of a `main-subject` child
+/// process runs already (`MainSubject`): starting it runs `setup` on the main thread; stopping
+/// it takes the quit source out and leaves the main loop running.
 final class KitHost: Sendable {
     let loop: Loop
     private let quit: Loop.Source
+    /// The loop's own thread; `nil` for the main loop.
     private let thread: Mutex<PThread?>
 
     /// Starts the loop; `setup` runs on the loop's thread before the first run.
@@ -27,9 +32,11 @@ final class KitHost: Sendable {
     static func start(
         _ subject: Subject, setup: @escaping @Sendable (Loop) throws -> Void = { _ in }
     ) throws -> KitHost {
+        if case let .main(kind) = subject { return try startMain(kind, setup: setup) }
         let (backend, embedding): (BackendKind, Embedding?) =
             switch subject {
             case let .kit(kind): (kind, nil)
+            case .main: preconditionFailure("KitHost: started above")
             case let .embedded(embedding): (embedding.backend, embedding)
             case .coreFoundation, .nio, .glib, .floor:
                 preconditionFailure("KitHost: \(subject) is not a RunLoopKit loop")
@@ -80,7 +87,25 @@ final class KitHost: Sendable {
         }
     }
 
-    private init(loop: Loop, quit: Loop.Source, thread: PThread) {
+    /// The main loop of a `main-subject` child: `setup` runs on the main thread, which runs
+    /// the loop already; the quit source is there only for `stop()` to take out.
+    private static func startMain(
+        _ kind: BackendKind, setup: @escaping @Sendable (Loop) throws -> Void
+    ) throws -> KitHost {
+        guard let loop = MainSubject.loop, loop.backend == kind else {
+            preconditionFailure("KitHost: the main loop on \(kind) is measured in a main-subject child process")
+        }
+        let quit = Loop.Source {}
+        let handoff = Handoff<Result<Void, any Error>>()
+        loop.perform {
+            loop.add(quit, to: .default)
+            handoff.put(Result { try setup(loop) })
+        }
+        try handoff.take().get()
+        return KitHost(loop: loop, quit: quit, thread: nil)
+    }
+
+    private init(loop: Loop, quit: Loop.Source, thread: PThread?) {
         self.loop = loop
         self.quit = quit
         self.thread = Mutex(thread)
@@ -96,7 +121,12 @@ final class KitHost: Sendable {
     /// Ends the run and joins the loop's thread (whose exit tears the loop down, so that the
     /// caller may close descriptors its sources watched).
     func stop() {
+        guard let thread = thread.withLock({ $0.take() }) else {
+            // The main loop runs on: only the quit source goes.
+            quit.invalidate()
+            return
+        }
         quit.signal()
-        thread.withLock { $0.take() }?.join()
+        thread.join()
     }
 }

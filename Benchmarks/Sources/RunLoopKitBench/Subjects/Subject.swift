@@ -4,6 +4,10 @@ import RunLoopKit
 enum Subject: Hashable, Sendable, CustomStringConvertible {
     /// A RunLoopKit loop on the given backend, running itself on its own thread.
     case kit(BackendKind)
+    /// A RunLoopKit loop on the given backend as `Loop.main`, run by a process's main thread:
+    /// measured in a child process of its own (see `MainSubject`), as a program whose main
+    /// thread runs the main loop has it.
+    case main(BackendKind)
     /// A RunLoopKit loop driven by GLib's main loop on its own thread (see `Embedding`).
     case embedded(Embedding)
     /// Foundation's CoreFoundation run loop on Linux.
@@ -18,6 +22,7 @@ enum Subject: Hashable, Sendable, CustomStringConvertible {
     var description: String {
         switch self {
         case let .kit(kind): Self.name(of: kind)
+        case let .main(kind): Self.name(of: kind) + "-main"
         case let .embedded(embedding): embedding.name
         case .coreFoundation: "cf"
         case .nio: "nio"
@@ -33,12 +38,13 @@ enum Subject: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Every subject this build can measure: the build's backends (a backend trait enabled on
-    /// the RunLoopKit dependency in Package.swift adds its subject here), the embeddings, then
-    /// the references.
+    /// the RunLoopKit dependency in Package.swift adds its subject here), the same as the main
+    /// loop, the embeddings, then the references.
     static var all: [Subject] {
-        BackendKind.allCases.map(Subject.kit) + Embedding.all.map(Subject.embedded) + [
-            .coreFoundation, .nio, .glib, .floor,
-        ]
+        BackendKind.allCases.map(Subject.kit) + BackendKind.allCases.map(Subject.main)
+            + Embedding.all.map(Subject.embedded) + [
+                .coreFoundation, .nio, .glib, .floor,
+            ]
     }
 
     init?(name: String) {
@@ -49,11 +55,15 @@ enum Subject: Hashable, Sendable, CustomStringConvertible {
     /// Whether this is a RunLoopKit loop that runs itself (one of the build's backends).
     var isKit: Bool { if case .kit = self { true } else { false } }
 
+    /// Whether this is a backend's loop as `Loop.main` (measured in a child process whose main
+    /// thread runs it).
+    var isMain: Bool { if case .main = self { true } else { false } }
+
     /// Whether this is a RunLoopKit loop, running itself or driven by another loop: the
     /// subjects `KitHost.start(_:setup:)` starts.
     var isKitLoop: Bool {
         switch self {
-        case .kit, .embedded: true
+        case .kit, .main, .embedded: true
         case .coreFoundation, .nio, .glib, .floor: false
         }
     }

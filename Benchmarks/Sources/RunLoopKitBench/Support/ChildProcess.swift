@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 
 /// The harness run again as a child process, for a measurement that needs a process of its
-/// own: the main-queue wake (a main loop needs the main thread) and the idle cost (every
-/// thread of the process counted, and only the subject's threads in it).
+/// own: the main-queue wake and the main subjects (a main loop needs the main thread; see
+/// `MainSubject`) and the idle cost (every thread of the process counted, and only the
+/// subject's threads in it).
 enum ChildProcess {
     /// Runs this executable with `arguments` and returns its standard output, line by line.
     /// Throws when the child prints `error …` (its reason) or exits with a non-zero status.

@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import RunLoopKit
+import Synchronization
+
+/// A backend's loop as `Loop.main` (the `…-main` subjects), measured as a program that runs
+/// its main loop on its main thread has it.
+///
+/// A process has one main loop, of one backend kind, on one thread, and it never ends; so each
+/// main subject is measured in a child process of its own, one per scenario: the harness runs
+/// itself again as `runloopkit-bench main-subject --scenarios S --subjects K-main --json …`
+/// (the parent's settings passed on). In the child the main thread serves `Loop.main`
+/// (``serve(_:driver:)``) while a pthread runs the scenario, which reaches the main loop
+/// through `KitHost.start(_:setup:)` as it reaches any loop; the child prints its
+/// measurements as JSON and the parent adds them to its own (``measure(_:scenario:settings:)``).
+/// A main subject's figures are therefore taken after the other subjects', not interleaved in
+/// rounds with them.
+enum MainSubject {
+    /// The scenarios whose main subjects run in a child process each (``measure(_:scenario:settings:)``).
+    /// The idle scenario starts a child for every subject anyway and measures a main subject
+    /// there (`IdleScenario`). The others do not measure the main loop (saying why,
+    /// ``unmeasuredReason``): they add items to a loop for each measurement and rely on the
+    /// loop's end to take them out, and the main loop does not end.
+    static func runsInChild(_ scenario: ScenarioName) -> Bool {
+        switch scenario {
+        case .wake, .timer, .throughput: true
+        case .idle, .coalescing, .sleepCoalescing, .scale, .pass: false
+        }
+    }
+
+    static let unmeasuredReason =
+        "the scenario adds items to a loop for each measurement and needs the loop's end to take them out; the main loop does not end"
+
+    // MARK: the parent
+
+    /// Runs `scenario` for the main subject `subject` in a child process and returns its
+    /// measurements. The idle scenario is not run this way: it starts a child for every
+    /// subject anyway (see `IdleScenario`).
+    static func measure(_ subject: Subject, scenario: ScenarioName, settings: Settings) throws -> [Measurement] {
+        var arguments = [
+            childCommand, "--scenarios", scenario.rawValue, "--subjects", subject.description, "--json",
+            "--seed", "\(settings.seed)", "--samples", "\(settings.wakeSamples)", "--warmup",
+            "\(settings.wakeWarmup)", "--timer-samples", "\(settings.timerSamples)", "--blocks", "\(settings.blocks)",
+        ]
+        if settings.isQuick { arguments.append("--quick") }
+        if !settings.shallowIdle { arguments.append("--allow-deep-idle") }
+        let lines = try ChildProcess.run(arguments)
+        let document = try JSONDecoder().decode(
+            JSONReport.Document.self, from: Data(lines.joined(separator: "\n").utf8))
+        return document.results
+    }
+
+    /// The child's command name: `runloopkit-bench main-subject ARGUMENTS`, where ARGUMENTS
+    /// are the harness's own options.
+    static let childCommand = "main-subject"
+
+    // MARK: the child
+
+    /// The main loop this process's main thread serves, once ``serve(_:driver:)`` made it;
+    /// `nil` in a process that serves none (the parent).
+    static var loop: Loop? { served.withLock { $0 } }
+    private static let served = Mutex<Loop?>(nil)
+
+    /// Makes `Loop.main` on `kind` (the calling thread must be the main thread), starts
+    /// `driver` on a pthread and runs the main loop in `.default` until `driver` returns.
+    static func serve(_ kind: BackendKind, driver: @escaping @Sendable () -> Void) throws {
+        let loop = try Loop.current(backend: kind)
+        guard loop === Loop.main else {
+            throw ChildProcess.Failure(description: "main-subject: Loop.current on the main thread is not Loop.main")
+        }
+        served.withLock { $0 = loop }
+        // Keeps `.default` from being empty (an empty mode's run returns at once) and ends the
+        // serving from inside a run when signalled, so the signal cannot be missed between runs.
+        let finished = Atomic<Bool>(false)
+        let done = Loop.Source {
+            finished.store(true, ordering: .relaxed)
+            loop.stop()
+        }
+        loop.add(done, to: .default)
+        let thread = PThread {
+            driver()
+            done.signal()
+        }
+        while !finished.load(ordering: .relaxed) { loop.run(.default) }
+        thread.join()
+        done.invalidate()
+    }
+}
