@@ -39,7 +39,9 @@ struct Bench: ParsableCommand {
 
     @Option(
         name: .long, parsing: .upToNextOption,
-        help: "Subjects: backends of this build, embeddings, cf, nio, glib, floor (default: all).")
+        help:
+            "Subjects: backends of this build, each also as the main loop (epoll-main, …), embeddings, cf, nio, glib, floor (default: all)."
+    )
     var subjects: [String] = Subject.all.map(\.description)
 
     @Flag(name: .long, help: "Small sample counts: the whole run takes about two minutes on 2 CPUs.")
@@ -143,9 +145,9 @@ struct Bench: ParsableCommand {
             for subject in settings.subjects where subject.isMain {
                 context.progress.show("\(name.rawValue) · \(subject) (in a child process)")
                 do {
-                    for measurement in try MainSubject.measure(subject, scenario: name, settings: settings) {
-                        context.results.append(measurement)
-                    }
+                    let child = try MainSubject.measure(subject, scenario: name, settings: settings)
+                    for measurement in child.results { context.results.append(measurement) }
+                    for note in child.notes { context.results.note(note) }
                 } catch {
                     context.results.skip(
                         scenario: name.rawValue, variant: "all", subject: subject.description, why: "\(error)")
@@ -180,8 +182,9 @@ extension Bench {
     static func serveMainSubject(_ arguments: [String]) {
         do {
             let command = try parse(arguments)
-            let subjects = command.subjects.compactMap(Subject.init(name:))
-            guard subjects.count == 1, case let .main(kind) = subjects[0] else {
+            // Other subjects may run beside it, in this process (to compare like with like).
+            let mains = command.subjects.compactMap(Subject.init(name:)).filter(\.isMain)
+            guard mains.count == 1, case let .main(kind) = mains[0] else {
                 throw ChildProcess.Failure(description: "main-subject: name exactly one main subject")
             }
             try MainSubject.serve(kind) {
@@ -190,6 +193,10 @@ extension Bench {
                 } catch {
                     print("error \(error)")
                 }
+                // Ends the child here, whatever the main thread is doing: a main loop left
+                // blocked (a lost wake's probe, say) must not keep the output from the parent.
+                fflush(nil) // every output stream: `stdout` itself is a C global Swift 6 will not read here
+                Glibc.exit(0)
             }
         } catch {
             print("error \(error)")

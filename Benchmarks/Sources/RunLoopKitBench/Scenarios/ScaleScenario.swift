@@ -25,6 +25,10 @@ struct ScaleScenario {
 
     func run() {
         let settings = context.settings
+        for subject in settings.subjects where subject.isMain {
+            context.results.skip(
+                scenario: "scale", variant: "timers", subject: subject.description, why: MainSubject.unmeasuredReason)
+        }
         for subject in context.kitBackends {
             guard case let .kit(kind) = subject else { continue }
             for count in [settings.scaleTimers / 10, settings.scaleTimers] {
@@ -86,6 +90,10 @@ struct ScaleScenario {
                     context.results.skip(
                         scenario: "scale", variant: descriptorsVariant, subject: subject.description,
                         why: "scale measures RunLoopKit's own loops (for GLib's descriptor wake, see wake/descriptor)")
+                case .main:
+                    context.results.skip(
+                        scenario: "scale", variant: descriptorsVariant, subject: subject.description,
+                        why: MainSubject.unmeasuredReason)
                 default:
                     var outcome: Result<WakeDriver.Run, any Error>?
                     context.withShallowIdle("scale/descriptors") {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import RunLoopKit
 import Synchronization
@@ -12,10 +13,11 @@ import Synchronization
 ///
 /// A main subject's loop is `Loop.main`, which the main thread of a `main-subject` child
 /// process runs already (`MainSubject`): starting it runs `setup` on the main thread; stopping
-/// it takes the quit source out and leaves the main loop running.
+/// it waits until the main loop has run what was posted before, and leaves it running.
 final class KitHost: Sendable {
     let loop: Loop
-    private let quit: Loop.Source
+    /// Ends the loop's run; `nil` for the main loop, which runs on.
+    private let quit: Loop.Source?
     /// The loop's own thread; `nil` for the main loop.
     private let thread: Mutex<PThread?>
 
@@ -88,24 +90,29 @@ final class KitHost: Sendable {
     }
 
     /// The main loop of a `main-subject` child: `setup` runs on the main thread, which runs
-    /// the loop already; the quit source is there only for `stop()` to take out.
+    /// the loop already (kept from an empty mode by `MainSubject`'s own source, so this host
+    /// adds none: the main loop holds what a loop thread holds). A main loop that does not run
+    /// the setup within `mainDeadline` (left blocked by a lost wake, say) fails the start
+    /// instead of hanging the child.
     private static func startMain(
         _ kind: BackendKind, setup: @escaping @Sendable (Loop) throws -> Void
     ) throws -> KitHost {
         guard let loop = MainSubject.loop, loop.backend == kind else {
             preconditionFailure("KitHost: the main loop on \(kind) is measured in a main-subject child process")
         }
-        let quit = Loop.Source {}
         let handoff = Handoff<Result<Void, any Error>>()
-        loop.perform {
-            loop.add(quit, to: .default)
-            handoff.put(Result { try setup(loop) })
+        loop.perform { handoff.put(Result { try setup(loop) }) }
+        guard let outcome = handoff.take(within: mainDeadline) else {
+            throw ChildProcess.Failure(description: "the main loop did not run the setup within \(mainDeadline) s")
         }
-        try handoff.take().get()
-        return KitHost(loop: loop, quit: quit, thread: nil)
+        try outcome.get()
+        return KitHost(loop: loop, quit: nil, thread: nil)
     }
 
-    private init(loop: Loop, quit: Loop.Source, thread: PThread?) {
+    /// How long a main-loop host waits for the main loop to run its setup or its end.
+    static let mainDeadline = 10.0
+
+    private init(loop: Loop, quit: Loop.Source?, thread: PThread?) {
         self.loop = loop
         self.quit = quit
         self.thread = Mutex(thread)
@@ -121,9 +128,16 @@ final class KitHost: Sendable {
     /// Ends the run and joins the loop's thread (whose exit tears the loop down, so that the
     /// caller may close descriptors its sources watched).
     func stop() {
-        guard let thread = thread.withLock({ $0.take() }) else {
-            // The main loop runs on: only the quit source goes.
-            quit.invalidate()
+        guard let thread = thread.withLock({ $0.take() }), let quit else {
+            // The main loop runs on. Everything posted before this has run once this block
+            // runs (blocks run in order), so what the caller reads next is final, as a joined
+            // thread's would be.
+            let drained = Handoff<Void>()
+            loop.perform { drained.put(()) }
+            if drained.take(within: Self.mainDeadline) == nil {
+                FileHandle.standardError.write(
+                    Data("runloopkit-bench: the main loop did not drain within \(Self.mainDeadline) s\n".utf8))
+            }
             return
         }
         quit.signal()

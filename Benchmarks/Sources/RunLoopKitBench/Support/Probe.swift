@@ -81,6 +81,12 @@ final class Handoff<Value: Sendable>: Sendable {
         semaphore.wait()
         return value.withLock { $0.take()! }
     }
+
+    /// The value, or `nil` when none was put within `seconds`.
+    func take(within seconds: Double) -> Value? {
+        guard semaphore.wait(timeout: .now() + seconds) == .success else { return nil }
+        return value.withLock { $0.take()! }
+    }
 }
 
 /// State owned by one thread at a time, handed over through a semaphore or a thread join
