@@ -4,7 +4,7 @@ import RunLoopKit
 
 /// `runloopkit-bench`: measures every backend of the build against CoreFoundation, SwiftNIO,
 /// GLib and the floors, in one process run (plus one child process per subject for the
-/// main-queue wake and for the idle cost). See Benchmarks/README.md for each scenario's method.
+/// main-queue wake and for the idle cost, and one per scenario for each main subject). See Benchmarks/README.md for each scenario's method.
 ///
 /// A synchronous `main` (`ParsableCommand`, not the async kind): the main-queue child runs a
 /// main loop on this thread, which an async `main` would have given to `dispatch_main()`.
@@ -195,8 +195,10 @@ extension Bench {
                 }
                 // Ends the child here, whatever the main thread is doing: a main loop left
                 // blocked (a lost wake's probe, say) must not keep the output from the parent.
-                fflush(nil) // every output stream: `stdout` itself is a C global Swift 6 will not read here
-                Glibc.exit(0)
+                // Every output stream: `stdout` itself is a C global Swift 6 will not read here.
+                fflush(nil)
+                // No atexit handlers or stdio teardown while the main thread is inside the run.
+                _exit(0)
             }
         } catch {
             print("error \(error)")

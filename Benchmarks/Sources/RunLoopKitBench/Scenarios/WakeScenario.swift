@@ -104,6 +104,14 @@ struct WakeScenario {
     /// The `DispatchQueue.main` wake: a child process per subject (its main thread must run
     /// the loop), one after another.
     private func measureMainQueue(_ settings: Settings) {
+        // In a main-subject child the parent has measured these already (each backend's row is
+        // its main loop): only the main subject's row, saying so.
+        if MainSubject.loop != nil {
+            for subject in settings.subjects where subject.isMain {
+                skip(.dispatchMain, subject, Self.unsupported(subject, .dispatchMain))
+            }
+            return
+        }
         for subject in settings.subjects {
             context.progress.show("wake/\(WakeVariant.dispatchMain.rawValue) · \(subject)")
             if subject == .nio {

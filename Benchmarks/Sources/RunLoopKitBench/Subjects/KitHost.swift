@@ -128,7 +128,7 @@ final class KitHost: Sendable {
     /// Ends the run and joins the loop's thread (whose exit tears the loop down, so that the
     /// caller may close descriptors its sources watched).
     func stop() {
-        guard let thread = thread.withLock({ $0.take() }), let quit else {
+        guard let quit else {
             // The main loop runs on. Everything posted before this has run once this block
             // runs (blocks run in order), so what the caller reads next is final, as a joined
             // thread's would be.
@@ -141,6 +141,6 @@ final class KitHost: Sendable {
             return
         }
         quit.signal()
-        thread.join()
+        thread.withLock { $0.take() }?.join()
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// A process has one main loop, of one backend kind, on one thread, and it never ends; so each
 /// main subject is measured in a child process of its own, one per scenario: the harness runs
-/// itself again as `runloopkit-bench main-subject --scenarios S --subjects K-main --json …`
+/// itself again as `runloopkit-bench main-subject --scenarios S --subjects K K-main --json …`
 /// (the parent's settings passed on). In the child the main thread serves `Loop.main`
 /// (``serve(_:driver:)``) while a pthread runs the scenario, which reaches the main loop
 /// through `KitHost.start(_:setup:)` as it reaches any loop; the child prints its
