@@ -44,7 +44,7 @@ struct Bench: ParsableCommand {
     )
     var subjects: [String] = Subject.all.map(\.description)
 
-    @Flag(name: .long, help: "Small sample counts: the whole run takes about two minutes on 2 CPUs.")
+    @Flag(name: .long, help: "Small sample counts: the whole run takes about three minutes on 2 CPUs (160 s measured).")
     var quick = false
 
     @Option(name: .long, help: "wake: samples after warm-up (default 20000; quick 1000).")
