@@ -4,7 +4,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RunLoopKit
-import Synchronization
 
 /// **idle** — what a loop costs while it has nothing to do but a 100 ms repeating timer.
 ///
@@ -239,32 +238,19 @@ struct IdleScenario {
         }
     }
 
-    /// The main loop idling: this child's main thread makes `Loop.main` and runs it, as a
-    /// program does, while a pthread takes the window (reading the main thread's CPU clock
-    /// through its id, as for a loop thread) and then ends the run.
+    /// The main loop idling: this child's main thread serves `Loop.main` (`MainSubject`), as a
+    /// program runs it, while a pthread adds the timer, takes the window (reading the main
+    /// thread's CPU clock through its id, as for a loop thread) and so ends the serving.
     private static func measureMain(_ kind: BackendKind, period: UInt64, nanoseconds: UInt64) throws -> Figures {
-        let loop = try Loop.current(backend: kind)
-        guard loop === Loop.main else {
-            throw ChildProcess.Failure(description: "idle: Loop.current on the main thread is not Loop.main")
-        }
         let timer = try Loop.Timer(after: .nanoseconds(period), repeating: .nanoseconds(period)) { _ in }
-        loop.add(timer, to: .default)
-        let finished = Atomic<Bool>(false)
-        let done = Loop.Source {
-            finished.store(true, ordering: .relaxed)
-            loop.stop()
-        }
-        loop.add(done, to: .default)
         let thread = Syscalls.threadID()
         let figures = Owned<Figures?>(nil)
-        let measurer = PThread {
+        try MainSubject.serve(kind) {
+            let loop = MainSubject.loop!
+            loop.add(timer, to: .default)
             figures.value = window(thread: thread, nanoseconds: nanoseconds) { loop.statistics.wakeups.total }
-            done.signal()
+            timer.invalidate()
         }
-        while !finished.load(ordering: .relaxed) { loop.run(.default) }
-        measurer.join()
-        timer.invalidate()
-        done.invalidate()
         return figures.value!
     }
 }

@@ -80,7 +80,7 @@ enum MainSubject {
 
     /// Makes `Loop.main` on `kind` (the calling thread must be the main thread), starts
     /// `driver` on a pthread and runs the main loop in `.default` until `driver` returns (the
-    /// `main-subject` child's driver ends the process instead).
+    /// `main-subject` child's driver ends the process instead; the idle child's returns).
     static func serve(_ kind: BackendKind, driver: @escaping @Sendable () -> Void) throws {
         let loop = try Loop.current(backend: kind)
         guard loop === Loop.main else {
