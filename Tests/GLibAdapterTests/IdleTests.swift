@@ -17,7 +17,9 @@ struct IdleTests {
     /// or another thread's GLib call ends a poll too (CI once counted four iterations for one
     /// timeout under the full suite). A loop whose wake were not consumed would be dispatched in
     /// every iteration and make GLib spin: thousands of both.
-    @Test("an idle attached loop is not dispatched by GLib once settled, nor makes it spin", arguments: embeddableBackends)
+    @Test(
+        "an idle attached loop is not dispatched by GLib once settled, nor makes it spin", arguments: embeddableBackends
+    )
     func idleCostsNoIterations(_ backend: BackendKind) async throws {
         let (settling, settled) = try await onGLibThread(backend) { loop, host in
             let attachment = try loop.attach(to: host.reference)

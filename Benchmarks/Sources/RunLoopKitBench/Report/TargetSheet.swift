@@ -66,6 +66,19 @@ struct TargetSheet {
         results.find(scenario, variant, subject)?.metric(name)
     }
 
+    /// The row a target compares `backend` with for the reference `reference` (`nio`,
+    /// `floor`): for a main subject, the reference measured beside it in its child, in the
+    /// same rounds (`MainSubject`); otherwise, or when the child has none, this run's. The
+    /// label says which (`nio's` or `nio's beside it`).
+    func reference(
+        _ scenario: String, _ variant: String, _ reference: String, for backend: String
+    ) -> (row: Measurement, label: String)? {
+        if let beside = results.find(scenario, variant, MainSubject.reference(reference, besideMain: backend)) {
+            return (beside, "\(reference)'s beside it")
+        }
+        return results.find(scenario, variant, reference).map { ($0, "\(reference)'s") }
+    }
+
     static func µs(_ nanoseconds: UInt64) -> String { Table.micros(nanoseconds) + " µs" }
 
     static func times(_ value: Double) -> String { String(format: "%.2f×", value) }

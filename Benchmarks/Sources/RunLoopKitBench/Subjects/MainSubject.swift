@@ -16,9 +16,14 @@ import Synchronization
 ///
 /// A main subject's figures are taken after the other subjects', not interleaved in rounds
 /// with them, and this VM drifts by up to 2× within minutes (a wake p50 of 4.2 µs in one
-/// stretch, 11 µs in the next, floor included). So the child measures the same backend's loop
-/// on a thread too, interleaved with the main loop, and reports it as ``besideMain(_:)``: the
-/// main loop is held to that figure, taken in the same rounds of the same process.
+/// stretch, 11 µs in the next, floor included). So the child measures, interleaved with the
+/// main loop in the same rounds of the same process:
+/// - the same backend's loop on a thread, reported as ``besideMain(_:)``: the main area holds
+///   the main loop to it;
+/// - the references the scenario's targets compare with (``references(for:among:)``: the C
+///   floor, NIO, CF), reported as ``reference(_:besideMain:)`` (`nio@epoll-main`): the wake,
+///   timer and throughput targets hold the main loop to these, not to the parent's figures
+///   taken minutes earlier.
 enum MainSubject {
     /// The scenarios whose main subjects run in a child process each (``measure(_:scenario:settings:)``).
     /// The idle scenario starts a child for every subject anyway and measures a main subject
@@ -46,8 +51,12 @@ enum MainSubject {
             preconditionFailure("MainSubject: \(subject) is not a main subject")
         }
         let thread = Subject.kit(kind)
+        let references = references(for: scenario, among: settings.subjects)
         var arguments = [
             childCommand, "--scenarios", scenario.rawValue, "--subjects", thread.description, subject.description,
+        ]
+        arguments += references.map(\.description)
+        arguments += [
             "--json",
             "--seed", "\(settings.seed)", "--samples", "\(settings.wakeSamples)", "--warmup",
             "\(settings.wakeWarmup)", "--timer-samples", "\(settings.timerSamples)", "--blocks", "\(settings.blocks)",
@@ -57,11 +66,30 @@ enum MainSubject {
         let lines = try ChildProcess.run(arguments)
         var document = try JSONDecoder().decode(
             JSONReport.Document.self, from: Data(lines.joined(separator: "\n").utf8))
-        for index in document.results.indices where document.results[index].subject == thread.description {
-            document.results[index].subject = besideMain(kind)
+        for index in document.results.indices where document.results[index].subject != subject.description {
+            let name = document.results[index].subject
+            document.results[index].subject =
+                name == thread.description ? besideMain(kind) : reference(name, besideMain: subject.description)
         }
         return document
     }
+
+    /// The references whose figures `scenario`'s targets compare a backend with, those of
+    /// `subjects` (a run that measures no NIO has no NIO beside the main loop either).
+    static func references(for scenario: ScenarioName, among subjects: [Subject]) -> [Subject] {
+        let wanted: [Subject] =
+            switch scenario {
+            case .wake: [.floor, .nio]
+            case .timer: [.coreFoundation, .nio]
+            case .throughput: [.floor]
+            case .idle, .coalescing, .sleepCoalescing, .scale, .pass: []
+            }
+        return wanted.filter(subjects.contains)
+    }
+
+    /// The name under which a main-subject child reports a reference's row `name` (`nio`,
+    /// `floor-timerfd`) measured beside the main subject `main`: `nio@epoll-main`.
+    static func reference(_ name: String, besideMain main: String) -> String { name + "@" + main }
 
     /// The name under which a main-subject child reports the backend's loop on a thread,
     /// measured in the same rounds as the main loop (`epoll-beside-main`).
