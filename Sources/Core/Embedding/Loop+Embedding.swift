@@ -136,7 +136,12 @@ extension Loop {
         }
         guard recorded else { return HostWait(deadline: nil, isReady: true) }
         let plan = decideSleep(in: mode, until: nil, for: .host)
-        let wait = HostWait(deadline: plan.deadline, window: plan.tolerance, isReady: !plan.sleeps)
+        let wait = HostWait(
+            // On the real clock the loop's nanoseconds may lag the instant by tens of
+            // nanoseconds (QueueTime.now()): a host that dispatches that early makes one more
+            // pass, which the deadline's contract allows.
+            deadline: plan.deadline.map(QueueTime.instant), window: .nanoseconds(plan.tolerance),
+            isReady: !plan.sleeps)
         local.hostWait = (mode, wait.isReady ? nil : Nanoseconds.now())
         return wait
     }

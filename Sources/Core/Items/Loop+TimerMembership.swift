@@ -41,7 +41,9 @@ extension Loop {
                     }
                 }
                 let generation = timer.generation.load(ordering: .acquiring)
-                let (instant, tolerance) = (timerState.fireInstant, timerState.tolerance)
+                // On the queues' scale, rounded up: converted once, compared as integers.
+                let instant = QueueTime.nanosecondsRoundedUp(timerState.fireInstant)
+                let tolerance = timerState.tolerance.nanosecondsRoundedUp
                 // A firing timer is queued again by the loop when its callback returns.
                 let queues = !timerState.isFiring
                 var wake = false
@@ -49,9 +51,9 @@ extension Loop {
                     let joined = state.modes[target, default: ModeState()].join(timer, id: id) { modeState in
                         if queues { modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation) }
                     }
-                    if joined, queues { hints.lowerTimerBound(to: instant) }
+                    if joined, queues { hints.lowerTimerBound(toNanoseconds: instant) }
                     if joined, state.currentMode == target,
-                        state.sleepDeadline.map({ instant + tolerance < $0 }) ?? true
+                        state.sleepDeadline.map({ instant.addingSaturating(tolerance) < $0 }) ?? true
                     {
                         wake = true
                     }
@@ -98,6 +100,15 @@ extension Loop {
     /// Queues a re-armed timer in every mode it is in, waking the loop if it must wake sooner
     /// [W4].
     func requeue(_ timer: Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64) {
+        // On the queues' scale, rounded up, converted before the lock is taken.
+        requeue(
+            timer, atNanoseconds: QueueTime.nanosecondsRoundedUp(instant), tolerance: tolerance.nanosecondsRoundedUp,
+            generation: generation)
+    }
+
+    /// ``requeue(_:at:tolerance:generation:)`` with the instant and tolerance on the queues'
+    /// scale (nanoseconds, rounded up).
+    func requeue(_ timer: Timer, atNanoseconds instant: Int64, tolerance: Int64, generation: UInt64) {
         let wake: Bool = state.withLock { state in
             var wake = false
             let id = ObjectIdentifier(timer)
@@ -105,8 +116,10 @@ extension Loop {
             state.modes.updateEach { mode, modeState in
                 guard modeState.timers[id] != nil else { return }
                 modeState.queue(timer, at: instant, tolerance: tolerance, generation: generation)
-                hints.lowerTimerBound(to: instant)
-                if currentMode == mode, sleepDeadline.map({ instant + tolerance < $0 }) ?? true { wake = true }
+                hints.lowerTimerBound(toNanoseconds: instant)
+                if currentMode == mode, sleepDeadline.map({ instant.addingSaturating(tolerance) < $0 }) ?? true {
+                    wake = true
+                }
             }
             return wake
         }

@@ -111,6 +111,10 @@ public final class Loop: Sendable, CustomStringConvertible {
     /// The current instant on the loop's clock.
     var now: ContinuousClock.Instant { clock.now() }
 
+    /// The current time on the loop's clock as a pass reads it: nanoseconds on ``QueueTime``'s
+    /// scale (see ``LoopClock``).
+    var nowNanoseconds: Int64 { clock.nanoseconds() }
+
     /// How many descriptors the loop has registered in its backend for version-1 sources (not
     /// its waker nor the dispatch main queue). Safe to call from any thread.
     package var registeredDescriptorCount: Int { registrar.registeredCount.load(ordering: .relaxed) }

@@ -9,8 +9,9 @@ struct LoopState {
     /// Version-0 sources of this loop that were signalled and may still be waiting to run.
     var signalled: [Loop.Source] = []
     var runs: [RunRecord] = []
-    /// When the current sleep ends by itself; `nil` sleeps until an event.
-    var sleepDeadline: ContinuousClock.Instant?
+    /// When the current sleep ends by itself, in nanoseconds on ``QueueTime``'s scale; `nil`
+    /// sleeps until an event.
+    var sleepDeadline: Int64?
     /// The sleeping run is nested in a block drain whose batch holds a block that would run
     /// in the run's mode were it common (loop-thread state, published here as the loop decides
     /// to sleep): making that mode common must wake the loop for it.

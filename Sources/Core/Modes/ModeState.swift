@@ -27,16 +27,17 @@ struct ModeState {
         (source.isVersion0 ? versionZero : versionOne)[ObjectIdentifier(source)] != nil
     }
 
-    /// The first live timer due at or before `limit` and queued before `step` began, removed
-    /// from the queue.
-    mutating func popDueTimer(notAfter limit: ContinuousClock.Instant, step: UInt64) -> (Loop.Timer, UInt64)? {
+    /// The first live timer due at or before `limit` (nanoseconds on ``QueueTime``'s scale)
+    /// and queued before `step` began, removed from the queue, with its entry's generation and
+    /// instant.
+    mutating func popDueTimer(notAfter limit: Int64, step: UInt64) -> (Loop.Timer, UInt64, Int64)? {
         let (timers, leftAt) = (self.timers, timersLeftAt)
         return timerQueue.popDue(notAfter: limit, step: step) { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }
     }
 
     /// Begins a timer step (see ``TimerQueue``) when a live timer is due by `limit`; returns
     /// its mark, or `nil` when nothing is due.
-    mutating func beginTimerStep(dueBy limit: ContinuousClock.Instant) -> UInt64? {
+    mutating func beginTimerStep(dueBy limit: Int64) -> UInt64? {
         let step = timerQueue.beginStep()
         let (timers, leftAt) = (self.timers, timersLeftAt)
         return timerQueue.hasDue(notAfter: limit) { ModeState.timer(for: $0, in: timers, leftAt: leftAt) } ? step : nil
@@ -52,10 +53,9 @@ struct ModeState {
         return true
     }
 
-    /// Queues `timer` (already in ``timers``) at `instant`, as arming `generation`.
-    mutating func queue(
-        _ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64
-    ) {
+    /// Queues `timer` (already in ``timers``) at `instant` with `tolerance` (nanoseconds on
+    /// ``QueueTime``'s scale, rounded up), as arming `generation`.
+    mutating func queue(_ timer: Loop.Timer, at instant: Int64, tolerance: Int64, generation: UInt64) {
         timerQueue.insert(timer, at: instant, tolerance: tolerance, generation: generation)
         compactTimerQueue()
     }
@@ -77,12 +77,12 @@ struct ModeState {
     }
 
     /// When the loop must wake to serve this mode's timers within their tolerances, and the
-    /// tolerance of the timer that sets it.
+    /// tolerance of the timer that sets it, in nanoseconds on ``QueueTime``'s scale.
     ///
     /// Entries an enclosing timer step set aside go back to the queue first: a run nested in
     /// a timer's callback serves them (its pass is a later pass), so one already due must not
     /// be slept through (an exact timer's only entry is the set-aside one).
-    mutating func timerDeadline() -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
+    mutating func timerDeadline() -> (deadline: Int64, tolerance: Int64)? {
         timerQueue.endStep()
         let (timers, leftAt) = (self.timers, timersLeftAt)
         return timerQueue.earliestDeadline { ModeState.timer(for: $0, in: timers, leftAt: leftAt) }

@@ -33,11 +33,11 @@ final class LoopCounters: Sendable {
 
     func count(_ callout: Loop.CalloutKind, times: UInt64 = 1) { bump(callouts[callout.index], by: times) }
 
-    /// Counts a timer fire `lateness` after its instant.
-    func countTimerFire(lateness: Duration) {
+    /// Counts a timer fire `lateness` nanoseconds after its instant.
+    func countTimerFire(latenessNanoseconds lateness: Int64) {
         // Compared as integers: the bounds are 10 µs, 100 µs, 1 ms and 10 ms.
         let bucket =
-            switch Nanoseconds.of(lateness) {
+            switch lateness {
             case ..<10_000: 0
             case ..<100_000: 1
             case ..<1_000_000: 2

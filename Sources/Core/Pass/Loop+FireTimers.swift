@@ -8,7 +8,7 @@ extension Loop {
     func fireDueTimers(in mode: Mode) -> Bool {
         // No timer queued in any mode: not even the clock is read.
         guard hints.mayAnyTimerBeQueued() else { return false }
-        let limit = now
+        let limit = nowNanoseconds
         // Nothing due (the common case of a pass woken for something else): no lock when no
         // timer of any mode can be due yet, one look otherwise.
         guard hints.mayTimerBeDue(by: limit) else { return false }
@@ -22,10 +22,10 @@ extension Loop {
         var fired = false
         // The time last read, for each timer's lateness: no clock read of its own.
         var calledAt = limit
-        while let (timer, generation) = state.withLock({ state in
+        while let (timer, generation, queuedAt) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
-            if let returnedAt = fire(timer, armedAs: generation, calledAt: calledAt) {
+            if let returnedAt = fire(timer, armedAs: generation, queuedAt: queuedAt, calledAt: calledAt) {
                 fired = true
                 calledAt = returnedAt
             }
@@ -37,14 +37,11 @@ extension Loop {
         return fired
     }
 
-    /// Fires `timer` if it is still armed as `generation`; `calledAt` is about when its
-    /// callback begins (for the lateness statistics).
+    /// Fires `timer` if it is still armed as `generation`, which was queued at `queuedAt`;
+    /// `calledAt` is about when its callback begins (for the lateness statistics). Both in
+    /// nanoseconds on ``QueueTime``'s scale.
     /// - Returns: when the callback returned, or `nil` when it did not run.
-    private func fire(
-        _ timer: Timer, armedAs generation: UInt64, calledAt: ContinuousClock.Instant
-    )
-        -> ContinuousClock.Instant?
-    {
+    private func fire(_ timer: Timer, armedAs generation: UInt64, queuedAt: Int64, calledAt: Int64) -> Int64? {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
                 return nil
@@ -58,23 +55,31 @@ extension Loop {
         guard let served else { return nil }
         // [T2] A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
-        instruments.counters.countTimerFire(lateness: calledAt - served)
+        // The entry's instant is the served instant, rounded up to the nanosecond.
+        instruments.counters.countTimerFire(latenessNanoseconds: calledAt &- queuedAt)
         callingOutToTimer(timer)
-        let now = self.now
-        let rearm: (ContinuousClock.Instant, Duration, UInt64)? = timer.state.withLock { state in
+        let returnedAt = nowNanoseconds
+        // The new instant goes out of the lock on the queues' scale: a tuple holding an instant
+        // (a resilient type) would be copied and destroyed through value witnesses.
+        let rearm: (instant: Int64, tolerance: Int64, generation: UInt64)? = timer.state.withLock { state in
             state.isFiring = false
             guard timer.isValid, let interval = timer.interval else { return nil }
+            // A repeating timer's grid is kept in instants, exactly: only it reads the clock so.
+            let now = self.now
             var next = served.nextOnGrid(every: interval, after: now)
             // [T6] An instant set while the callback ran replaces the advance, sooner or later;
             // a past one means now (T1, T5), so the timer fires again in the next pass (it was
             // handled in this pass's timer step, which serves it no more).
             if let requested = state.instantSetWhileFiring { next = max(requested, now) }
             state.fireInstant = next
-            return (next, state.tolerance, timer.generation.add(1, ordering: .acquiringAndReleasing).newValue)
+            return (
+                QueueTime.nanosecondsRoundedUp(next), state.tolerance.nanosecondsRoundedUp,
+                timer.generation.add(1, ordering: .acquiringAndReleasing).newValue
+            )
         }
-        if let (instant, tolerance, generation) = rearm {
-            requeue(timer, at: instant, tolerance: tolerance, generation: generation)
+        if let rearm {
+            requeue(timer, atNanoseconds: rearm.instant, tolerance: rearm.tolerance, generation: rearm.generation)
         }
-        return now
+        return returnedAt
     }
 }

@@ -51,7 +51,7 @@ extension Loop {
         if run.returnAfterSourceHandled, run.handledSource { return .handledSource }
         // 2. The run's timeout has passed; a poll's always has [R11].
         if run.isPoll { return .timedOut }
-        if let deadline = run.deadline, now >= deadline { return .timedOut }
+        if let deadline = run.deadline, nowNanoseconds >= deadline { return .timedOut }
         // 3. Stopped [W1]; 4. the mode is empty.
         return state.withLock { state in
             if state.runs.last!.stopped { return .stopped }

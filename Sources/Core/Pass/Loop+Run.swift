@@ -65,7 +65,7 @@ extension Loop {
         var run = RunContext(
             mode: mode,
             // A poll never sleeps, so it needs no deadline (nor the clock read to make one).
-            deadline: isPoll ? nil : timeout.map { now.advanced(bySaturating: $0) },
+            deadline: isPoll ? nil : timeout.map { nowNanoseconds.addingSaturating($0.nanosecondsRoundedUp) },
             isPoll: isPoll,
             returnAfterSourceHandled: returnAfterSourceHandled,
             drainsBackend: drainsBackend

@@ -2,7 +2,7 @@ extension Loop {
     /// [R6] Waits in the backend for the mode's ports, its next timer, the run's deadline or a
     /// wake.
     func waitForWork(
-        in mode: Mode, polls: Bool, drainsBackend: Bool, until runDeadline: ContinuousClock.Instant?
+        in mode: Mode, polls: Bool, drainsBackend: Bool, until runDeadline: Int64?
     ) -> WaitOutcome {
         publish(.beforeWaiting)
         syncDescriptors(for: mode)
@@ -35,7 +35,14 @@ extension Loop {
         // A sleep ends the loop's stretch of work and is counted: these two times bound it.
         let sleptAt: Int64? = plan.sleeps ? instruments.fallAsleep() : nil
         while true {
-            let timeout = plan.sleeps ? plan.deadline.map { max(.zero, $0 - now) } : .zero
+            let timeout: Duration?
+            if !plan.sleeps {
+                timeout = .zero
+            } else if let deadline = plan.deadline {
+                timeout = Duration.nanoseconds(max(0, deadline &- nowNanoseconds))
+            } else {
+                timeout = nil
+            }
             do {
                 try backend.wait(timeout: timeout, into: &local.events)
             } catch {
@@ -48,13 +55,13 @@ extension Loop {
             if ownSourcesInPassPhase, case let .passPhase(phase) = backend.ownSources, phase.hasOwnSourcesReady {
                 break
             }
-            if let deadline = plan.deadline, now >= deadline { break }
+            if let deadline = plan.deadline, nowNanoseconds >= deadline { break }
         }
         guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.endSleep()
         instruments.accountWake(sleptAt: sleptAt)
-        return .slept(woken: woken, reachedDeadline: plan.deadline.map { now >= $0 } ?? false)
+        return .slept(woken: woken, reachedDeadline: plan.deadline.map { nowNanoseconds >= $0 } ?? false)
     }
 }

@@ -183,10 +183,10 @@ struct PassHints: ~Copyable, Sendable {
 
     // MARK: - Timers (R7, T8)
 
-    /// A timer was queued at `instant`: the bound comes down to it. State lock held.
-    func lowerTimerBound(to instant: ContinuousClock.Instant) {
+    /// A timer was queued at `value` (nanoseconds on ``QueueTime``'s scale): the bound comes
+    /// down to it. State lock held.
+    func lowerTimerBound(toNanoseconds value: Int64) {
         assertStateLocked()
-        let value = QueueTime.nanosecondsRoundedDown(instant)
         if value < timerBound.load(ordering: .relaxed) { timerBound.store(value, ordering: .releasing) }
     }
 
@@ -203,10 +203,11 @@ struct PassHints: ~Copyable, Sendable {
         return timerBound.load(ordering: .acquiring) != .max
     }
 
-    /// Whether a timer may be due by `limit`. Loop's thread, without the lock.
-    func mayTimerBeDue(by limit: ContinuousClock.Instant) -> Bool {
+    /// Whether a timer may be due by `limit` (nanoseconds on ``QueueTime``'s scale). Loop's
+    /// thread, without the lock.
+    func mayTimerBeDue(by limit: Int64) -> Bool {
         assertLoopThread()
-        return timerBound.load(ordering: .acquiring) <= QueueTime.nanosecondsRoundedDown(limit)
+        return timerBound.load(ordering: .acquiring) <= limit
     }
 
     // MARK: - Stops (R2)

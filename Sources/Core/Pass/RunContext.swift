@@ -1,8 +1,9 @@
 /// The state of one `run` call.
 struct RunContext {
     let mode: Loop.Mode
-    /// `nil` runs until stopped or finished.
-    let deadline: ContinuousClock.Instant?
+    /// When the run times out, in nanoseconds on ``QueueTime``'s scale; `nil` runs until
+    /// stopped or finished.
+    let deadline: Int64?
     /// A zero or negative timeout: one pass that never sleeps.
     let isPoll: Bool
     let returnAfterSourceHandled: Bool

@@ -6,9 +6,43 @@
 /// either side of the origin; instants beyond saturate, which changes nothing: a timer that far
 /// ahead never fires, one that far behind is due either way.
 package enum QueueTime {
-    /// The origin: the first time a timer was queued in this process. Any instant works; a
-    /// recent one keeps the values small.
-    private static let origin = ContinuousClock.now
+    /// The origin: the first time a timer was queued or a loop read the time in this process.
+    /// Any instant works; a recent one keeps the values small.
+    private static var origin: ContinuousClock.Instant { anchor.instant }
+
+    /// The origin, with `CLOCK_BOOTTIME` (the clock `ContinuousClock` reads) in nanoseconds
+    /// read just before and just after it: ``now()`` counts from the reading after, which is
+    /// at or after the origin's own time, so ``now()`` never runs ahead of the instants it is
+    /// compared with: a timer is never taken for due early, at worst ``anchorLag`` late.
+    private static let anchor = makeAnchor()
+
+    /// Reads the anchor a few times and keeps the tightest (the first reading of
+    /// `ContinuousClock.now` in a process binds its symbols: microseconds).
+    private static func makeAnchor() -> (before: Int64, instant: ContinuousClock.Instant, boot: Int64) {
+        var best = (before: Nanoseconds.now(), instant: ContinuousClock.now, boot: Nanoseconds.now())
+        for _ in 0..<3 {
+            // In this order: before, instant, after.
+            let before = Nanoseconds.now()
+            let instant = ContinuousClock.now
+            let boot = Nanoseconds.now()
+            if boot &- before < best.boot &- best.before { best = (before, instant, boot) }
+        }
+        return best
+    }
+
+    /// The time now on this scale, read with `clock_gettime` (no resilient instant, no
+    /// division); at most ``anchorLag`` behind the exact offset of `ContinuousClock.now`.
+    package static func now() -> Int64 {
+        Nanoseconds.now() &- anchorBoot
+    }
+
+    /// The anchor's reading after the origin, kept apart: the anchor holds a resilient
+    /// instant, and reading a field of it would go through that type's value witnesses.
+    static let anchorBoot = anchor.boot
+
+    /// The most ``now()`` may lag (tens of nanoseconds): the time between the two readings
+    /// around the origin.
+    package static var anchorLag: Int64 { anchor.boot &- anchor.before }
 
     /// `instant`, rounded up to the nanosecond (so that nothing is taken for due early).
     package static func nanosecondsRoundedUp(_ instant: ContinuousClock.Instant) -> Int64 {

@@ -87,15 +87,13 @@ struct TimerQueue {
     /// How many entries were ever queued: the clock of `queuedAt`.
     private var queued: UInt64 = 0
 
-    /// Queues `timer` at `instant`; `generation` identifies this arming.
-    mutating func insert(
-        _ timer: Loop.Timer, at instant: ContinuousClock.Instant, tolerance: Duration, generation: UInt64
-    ) {
+    /// Queues `timer` at `instant` with `tolerance`, in nanoseconds on ``QueueTime``'s scale
+    /// (rounded up by the caller: nothing is taken for due early); `generation` identifies
+    /// this arming.
+    mutating func insert(_ timer: Loop.Timer, at instant: Int64, tolerance: Int64, generation: UInt64) {
         queued += 1
         let key = Key(
             object: ObjectIdentifier(timer), identity: timer.identity, generation: generation, queuedAt: queued)
-        let instant = QueueTime.nanosecondsRoundedUp(instant)
-        let tolerance = tolerance.nanosecondsRoundedUp
         let entry = Entry(
             instant: instant, order: timer.order, sequence: timer.addSequence.load(ordering: .relaxed),
             isExact: tolerance == 0, key: key)
@@ -141,11 +139,13 @@ struct TimerQueue {
     /// the step `step` began, with its generation.
     ///
     /// - Parameter live: the timer an entry's key stands for, or `nil` when the entry is stale.
+    ///
+    /// - Parameter limit: the time now, on ``QueueTime``'s scale, rounded down where instants
+    ///   are rounded up (``LoopClock/nanoseconds``): a timer is never taken for due early.
+    /// - Returns: the timer, the generation its entry was queued as, and the entry's instant.
     mutating func popDue(
-        notAfter limit: ContinuousClock.Instant, step: UInt64, live: (Key) -> Loop.Timer?
-    ) -> (Loop.Timer, UInt64)? {
-        // Rounded down, where instants are rounded up: a timer is never taken for due early.
-        let limit = QueueTime.nanosecondsRoundedDown(limit)
+        notAfter limit: Int64, step: UInt64, live: (Key) -> Loop.Timer?
+    ) -> (Loop.Timer, UInt64, Int64)? {
         // The timer popped last has fired or been re-armed since: its deadline entry is stale
         // now. Dropping stale deadlines here keeps that heap as small as the other while a
         // step fires many timers, instead of letting it grow until a compaction rebuilds all.
@@ -157,15 +157,14 @@ struct TimerQueue {
                 setAside.append(top)
                 continue
             }
-            return (timer, top.key.generation)
+            return (timer, top.key.generation, top.instant)
         }
         return nil
     }
 
     /// Whether a live entry is due at or before `limit` (stale entries on top are dropped).
-    mutating func hasDue(notAfter limit: ContinuousClock.Instant, live: (Key) -> Loop.Timer?) -> Bool {
-        let limit = QueueTime.nanosecondsRoundedDown(limit)
-        return liveTop(live: live).map { $0.entry.instant <= limit } ?? false
+    mutating func hasDue(notAfter limit: Int64, live: (Key) -> Loop.Timer?) -> Bool {
+        liveTop(live: live).map { $0.entry.instant <= limit } ?? false
     }
 
     /// The first live entry by instant, of either heap, with its timer; stale entries on top
@@ -189,20 +188,16 @@ struct TimerQueue {
         return nil
     }
 
-    /// The latest instant the loop may wake and still serve every timer within its
-    /// tolerance, and the tolerance of the timer that sets it.
-    mutating func earliestDeadline(
-        live: (Key) -> Loop.Timer?
-    ) -> (instant: ContinuousClock.Instant, tolerance: Duration)? {
+    /// The latest time the loop may wake and still serve every timer within its tolerance,
+    /// and the tolerance of the timer that sets it, in nanoseconds on ``QueueTime``'s scale.
+    mutating func earliestDeadline(live: (Key) -> Loop.Timer?) -> (deadline: Int64, tolerance: Int64)? {
         while let top = byDeadline.min, live(top.key) == nil { byDeadline.removeMin() }
         switch (Self.liveTop(of: &exact, live: live)?.0, byDeadline.min) {
         case (nil, nil): return nil
-        case let (exact?, nil): return (QueueTime.instant(exact.instant), .zero)
-        case let (nil, tolerant?): return (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
+        case let (exact?, nil): return (exact.instant, 0)
+        case let (nil, tolerant?): return (tolerant.deadline, tolerant.tolerance)
         case let (exact?, tolerant?):
-            return exact.instant <= tolerant.deadline
-                ? (QueueTime.instant(exact.instant), .zero)
-                : (QueueTime.instant(tolerant.deadline), .nanoseconds(tolerant.tolerance))
+            return exact.instant <= tolerant.deadline ? (exact.instant, 0) : (tolerant.deadline, tolerant.tolerance)
         }
     }
 

@@ -18,22 +18,20 @@ package struct TimerSlack {
     package init() {}
 
     /// Where a wait for a timer with `deadline` (instant + `tolerance`) ends, and the slack
-    /// it needs (`nil`: the thread's own).
-    package mutating func plan(
-        deadline: ContinuousClock.Instant, tolerance: Duration
-    ) -> (wakeAt: ContinuousClock.Instant, slack: UInt?) {
+    /// it needs (`nil`: the thread's own). Times in nanoseconds on ``QueueTime``'s scale.
+    package mutating func plan(deadline: Int64, tolerance: Int64) -> (wakeAt: Int64, slack: UInt?) {
         let threadSlack = threadOwnSlack()
-        let window = UInt(tolerance.nanosecondsRoundedUp)
+        let window = UInt(max(0, tolerance))
         // No window at all: end at the instant itself, with the least slack the kernel allows
         // (1 ns; 0 would mean "the default").
         if window == 0 { return (deadline, 1) }
-        if window >= threadSlack { return (deadline - .nanoseconds(Int64(threadSlack)), nil) }
-        return (deadline - .nanoseconds(Int64(window)), window)
+        if window >= threadSlack { return (deadline &- Int64(threadSlack), nil) }
+        return (deadline &- Int64(window), window)
     }
 
     /// The latest a wait until `wakeAt` can end with `slack` (`nil`: the thread's own).
-    mutating func latestEnd(ofWaitUntil wakeAt: ContinuousClock.Instant, slack: UInt?) -> ContinuousClock.Instant {
-        wakeAt.advanced(bySaturating: .nanoseconds(Int64(slack ?? threadOwnSlack())))
+    mutating func latestEnd(ofWaitUntil wakeAt: Int64, slack: UInt?) -> Int64 {
+        wakeAt.addingSaturating(Int64(slack ?? threadOwnSlack()))
     }
 
     /// Sets the slack for the next wait (`nil`: the thread's own), with a system call only

@@ -6,8 +6,8 @@ extension Loop {
     /// [C2] Decided under the state lock, so work posted under that lock either is seen here or
     /// finds the loop asleep and wakes it; blocks, posted under their own lock, and threads
     /// waiting for the backend are looked for after the loop has published that it sleeps.
-    func decideSleep(in mode: Mode, until runDeadline: ContinuousClock.Instant?, for sleeper: Sleeper) -> SleepPlan {
-        let now = self.now
+    func decideSleep(in mode: Mode, until runDeadline: Int64?, for sleeper: Sleeper) -> SleepPlan {
+        let now = nowNanoseconds
         return state.withLock { state in
             // [R6, W3] This wait consumes every wakeUp posted before it.
             let woken = hints.consumeWake()
@@ -24,7 +24,8 @@ extension Loop {
                 // (their instants plus tolerance).
                 let (wakeAt, slack) =
                     sleeper.narrowsTimerSlack
-                    ? local.timerSlack.plan(deadline: timer.instant, tolerance: timer.tolerance) : (timer.instant, nil)
+                    ? local.timerSlack.plan(deadline: timer.deadline, tolerance: timer.tolerance)
+                    : (timer.deadline, nil)
                 if runDeadline.map({ wakeAt <= $0 }) ?? true {
                     plan.deadline = wakeAt
                     plan.slack = slack
