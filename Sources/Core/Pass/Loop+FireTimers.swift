@@ -22,10 +22,10 @@ extension Loop {
         var fired = false
         // The time last read, for each timer's lateness: no clock read of its own.
         var calledAt = limit
-        while let (timer, generation, queuedAt) = state.withLock({ state in
+        while let (timer, generation, entryInstant) = state.withLock({ state in
             state.modes.update(mode) { $0.popDueTimer(notAfter: limit, step: step) } ?? nil
         }) {
-            if let returnedAt = fire(timer, armedAs: generation, queuedAt: queuedAt, calledAt: calledAt) {
+            if let returnedAt = fire(timer, armedAs: generation, entryInstant: entryInstant, calledAt: calledAt) {
                 fired = true
                 calledAt = returnedAt
             }
@@ -37,11 +37,11 @@ extension Loop {
         return fired
     }
 
-    /// Fires `timer` if it is still armed as `generation`, which was queued at `queuedAt`;
-    /// `calledAt` is about when its callback begins (for the lateness statistics). Both in
-    /// nanoseconds on ``QueueTime``'s scale.
+    /// Fires `timer` if it is still armed as `generation`, whose queue entry's instant is
+    /// `entryInstant`; `calledAt` is about when its callback begins (for the lateness
+    /// statistics). Both in nanoseconds on ``QueueTime``'s scale.
     /// - Returns: when the callback returned, or `nil` when it did not run.
-    private func fire(_ timer: Timer, armedAs generation: UInt64, queuedAt: Int64, calledAt: Int64) -> Int64? {
+    private func fire(_ timer: Timer, armedAs generation: UInt64, entryInstant: Int64, calledAt: Int64) -> Int64? {
         let served: ContinuousClock.Instant? = timer.state.withLock { state in
             guard timer.isValid, !state.isFiring, timer.generation.load(ordering: .acquiring) == generation else {
                 return nil
@@ -56,7 +56,7 @@ extension Loop {
         // [T2] A one-shot timer is invalidated before its callout, as CFRunLoop does.
         if timer.interval == nil { timer.invalidate() }
         // The entry's instant is the served instant, rounded up to the nanosecond.
-        instruments.counters.countTimerFire(latenessNanoseconds: calledAt &- queuedAt)
+        instruments.counters.countTimerFire(latenessNanoseconds: calledAt.subtractingSaturating(entryInstant))
         callingOutToTimer(timer)
         let returnedAt = nowNanoseconds
         // The new instant goes out of the lock on the queues' scale: a tuple holding an instant

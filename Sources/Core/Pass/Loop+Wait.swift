@@ -39,7 +39,7 @@ extension Loop {
             if !plan.sleeps {
                 timeout = .zero
             } else if let deadline = plan.deadline {
-                timeout = Duration.nanoseconds(max(0, deadline &- nowNanoseconds))
+                timeout = Duration.nanoseconds(max(0, deadline.subtractingSaturating(nowNanoseconds)))
             } else {
                 timeout = nil
             }

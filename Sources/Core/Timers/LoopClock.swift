@@ -13,18 +13,25 @@ package struct LoopClock: Sendable {
     package let now: @Sendable () -> ContinuousClock.Instant
     /// The current time on ``QueueTime``'s scale; never ahead of ``now`` (so never early).
     package let nanoseconds: @Sendable () -> Int64
+    /// How far ``nanoseconds`` may lag behind ``now`` (0 for a clock made from `now()`): a
+    /// deadline that close is treated as reached by the sleep decision, which polls instead
+    /// of sleeping for what would be less than the lag (see `decideSleep`).
+    let lag: Int64
 
     /// A clock whose time is `now()`; its ``nanoseconds`` are `now()` rounded down.
     package init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.now = now
         self.nanoseconds = { QueueTime.nanosecondsRoundedDown(now()) }
+        self.lag = 0
     }
 
     private init(
-        now: @escaping @Sendable () -> ContinuousClock.Instant, nanoseconds: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> ContinuousClock.Instant, nanoseconds: @escaping @Sendable () -> Int64,
+        lag: Int64
     ) {
         self.now = now
         self.nanoseconds = nanoseconds
+        self.lag = lag
     }
 
     /// `ContinuousClock`, the clock of every loop outside Core's tests: its nanoseconds are
@@ -32,6 +39,6 @@ package struct LoopClock: Sendable {
     /// global read at each call would be a `swift_once` call each time).
     package static let continuous: LoopClock = {
         let anchor = QueueTime.anchorBoot
-        return LoopClock(now: { .now }, nanoseconds: { Nanoseconds.now() &- anchor })
+        return LoopClock(now: { .now }, nanoseconds: { Nanoseconds.now() &- anchor }, lag: QueueTime.anchorLag)
     }()
 }

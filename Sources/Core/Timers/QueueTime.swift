@@ -80,4 +80,11 @@ extension Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? .max : sum
     }
+
+    /// `self - other`, at `Int64.max` or `Int64.min` instead of overflowing.
+    package func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        guard overflow else { return difference }
+        return other < 0 ? .max : .min
+    }
 }

@@ -32,7 +32,11 @@ extension Loop {
                     plan.tolerance = timer.tolerance
                 }
             }
-            if let deadline = plan.deadline, deadline <= now {
+            // Within the clock's lag (tens of nanoseconds, QueueTime.now()) a deadline counts as
+            // reached: a timer re-armed to now, read from ContinuousClock, is served by polling
+            // until the pass's clock sees it due, not by a wait that a backend rounds up to a
+            // microsecond or a millisecond.
+            if let deadline = plan.deadline, deadline <= now.addingSaturating(clock.lag) {
                 return SleepPlan(deadline: deadline, sleeps: false, slack: nil)
             }
             // A block an enclosing drain took runs here now if the mode was made common since

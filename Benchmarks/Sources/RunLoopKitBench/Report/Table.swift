@@ -28,9 +28,11 @@ enum Table {
         return out
     }
 
-    /// The best (lowest) p50 among the floor subjects of a group.
+    /// The best (lowest) p50 among the floor subjects of a group, this process's: a floor a
+    /// main subject's child measured beside it (`floor@epoll-main`) is another process's, at
+    /// another time.
     static func floorP50(_ rows: [Measurement]) -> UInt64? {
-        rows.filter { $0.subject.hasPrefix("floor") }.compactMap(\.latency?.p50).min()
+        rows.filter { $0.subject.hasPrefix("floor") && !$0.subject.contains("@") }.compactMap(\.latency?.p50).min()
     }
 
     private static func latencyTable(_ rows: [Measurement], floor: UInt64?, cf: UInt64?, nio: UInt64?) -> String {
