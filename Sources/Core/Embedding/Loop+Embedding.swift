@@ -138,7 +138,7 @@ extension Loop {
         let plan = decideSleep(in: mode, until: nil, for: .host)
         let wait = HostWait(
             // On the real clock the loop's nanoseconds may lag the instant by tens of
-            // nanoseconds (QueueTime.now()): a host that dispatches within that lag after the
+            // nanoseconds (LoopClock.continuous): a host that dispatches within that lag after the
             // deadline finds the timer not yet due, and its next prepare says the loop is ready
             // (a deadline within the lag counts as reached): one more pass, no wait.
             deadline: plan.deadline.map(QueueTime.instant), window: .nanoseconds(plan.tolerance),

@@ -16,7 +16,7 @@ package struct LoopClock: Sendable {
     /// How far ``nanoseconds`` may lag behind ``now`` (0 for a clock made from `now()`): a
     /// deadline that close is treated as reached by the sleep decision, which polls instead
     /// of sleeping for what would be less than the lag (see `decideSleep`).
-    let lag: Int64
+    package let lag: Int64
 
     /// A clock whose time is `now()`; its ``nanoseconds`` are `now()` rounded down.
     package init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
@@ -35,8 +35,9 @@ package struct LoopClock: Sendable {
     }
 
     /// `ContinuousClock`, the clock of every loop outside Core's tests: its nanoseconds are
-    /// read with `clock_gettime` directly (``QueueTime/now()``, with its anchor captured: a
-    /// global read at each call would be a `swift_once` call each time).
+    /// `clock_gettime(CLOCK_BOOTTIME)` (the clock `ContinuousClock` reads) counted from
+    /// ``QueueTime``'s anchor, captured here: a global read at each call would be a
+    /// `swift_once` call each time.
     package static let continuous: LoopClock = {
         let anchor = QueueTime.anchorBoot
         return LoopClock(now: { .now }, nanoseconds: { Nanoseconds.now() &- anchor }, lag: QueueTime.anchorLag)

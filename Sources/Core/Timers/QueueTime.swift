@@ -11,9 +11,10 @@ package enum QueueTime {
     private static var origin: ContinuousClock.Instant { anchor.instant }
 
     /// The origin, with `CLOCK_BOOTTIME` (the clock `ContinuousClock` reads) in nanoseconds
-    /// read just before and just after it: ``now()`` counts from the reading after, which is
-    /// at or after the origin's own time, so ``now()`` never runs ahead of the instants it is
-    /// compared with: a timer is never taken for due early, at worst ``anchorLag`` late.
+    /// read just before and just after it: ``LoopClock/continuous`` counts from the reading
+    /// after, which is at or after the origin's own time, so it never runs ahead of the
+    /// instants it is compared with: a timer is never taken for due early, at worst
+    /// ``anchorLag`` late.
     private static let anchor = makeAnchor()
 
     /// Reads the anchor a few times and keeps the tightest (the first reading of
@@ -34,19 +35,15 @@ package enum QueueTime {
         return best
     }
 
-    /// The time now on this scale, read with `clock_gettime` (no resilient instant, no
-    /// division); at most ``anchorLag`` behind the exact offset of `ContinuousClock.now`.
-    package static func now() -> Int64 {
-        Nanoseconds.now() &- anchorBoot
-    }
+    /// The anchor's reading after the origin, which ``LoopClock/continuous`` captures once
+    /// (the anchor holds a resilient instant: reading a field of it at each call would go
+    /// through that type's value witnesses).
+    static var anchorBoot: Int64 { anchor.boot }
 
-    /// The anchor's reading after the origin, kept apart: the anchor holds a resilient
-    /// instant, and reading a field of it would go through that type's value witnesses.
-    static let anchorBoot = anchor.boot
-
-    /// The most ``now()`` may lag (tens of nanoseconds): the time between the two readings
-    /// around the origin.
-    package static var anchorLag: Int64 { anchor.boot &- anchor.before }
+    /// The most a time counted from ``anchorBoot`` may lag the exact offset of
+    /// `ContinuousClock.now` (tens of nanoseconds): the time between the two readings around
+    /// the origin.
+    static var anchorLag: Int64 { anchor.boot &- anchor.before }
 
     /// `instant`, rounded up to the nanosecond (so that nothing is taken for due early).
     package static func nanosecondsRoundedUp(_ instant: ContinuousClock.Instant) -> Int64 {

@@ -32,7 +32,7 @@ extension Loop {
                     plan.tolerance = timer.tolerance
                 }
             }
-            // Within the clock's lag (tens of nanoseconds, QueueTime.now()) a deadline counts as
+            // Within the clock's lag (tens of nanoseconds, LoopClock.continuous) a deadline counts as
             // reached: a timer re-armed to now, read from ContinuousClock, is served by polling
             // until the pass's clock sees it due, not by a wait that a backend rounds up to a
             // microsecond or a millisecond.
