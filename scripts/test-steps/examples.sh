@@ -3,11 +3,13 @@
 . scripts/test-steps/common.sh
 
 echo "== Build the examples (Examples/, a package of its own) and run each once"
-# SwiftPM does not notice a source file added to or removed from the root package when it
-# builds a package that depends on it by path: drop the examples' build plan so it is remade.
-rm -f Examples/.build/debug.yaml
-build --package-path Examples --traits "$traits"
-bin=$(swift build --package-path Examples --traits "$traits" --show-bin-path)
+# In .build-plain, the folder of the trait builds, the benchmarks and the docs, whose debug builds of
+# SwiftNIO and the other packages it reuses. SwiftPM does not notice a source file added to or
+# removed from the root package when it builds a package that depends on it by path: drop the
+# folder's build plan so it is remade.
+rm -f .build-plain/debug.yaml
+build --package-path Examples --scratch-path "$PWD/.build-plain" --traits "$traits" "${plain_flags[@]}"
+bin=$(swift build --package-path Examples --scratch-path "$PWD/.build-plain" --traits "$traits" "${plain_flags[@]}" --show-bin-path)
 # Every target in Examples/Sources is an example; its product is the executable that
 # Examples/Package.swift names for it (EchoServer: echo-server, NIOClient: nio-client,
 # GLibMainLoop: glib-main-loop, which no case rule derives). Each ends on its own; the timeout
@@ -31,7 +33,7 @@ for dir in Examples/Sources/*/; do
         arguments=()
         for backend in epoll uring; do
             # One run's words joined by tabs (split below), so a path with spaces stays one word.
-            arguments+=("$backend"$'\t'"--self-test"$'\t'"$PWD/Examples/.build/gtk-application-$backend.png")
+            arguments+=("$backend"$'\t'"--self-test"$'\t'"$PWD/.build-plain/gtk-application-$backend.png")
         done
         runner=(xvfb-run -a env GSK_RENDERER=cairo GTK_A11Y=none NO_AT_BRIDGE=1)
     fi

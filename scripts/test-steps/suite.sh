@@ -2,10 +2,18 @@
 # shellcheck source=scripts/test-steps/common.sh
 . scripts/test-steps/common.sh
 
-echo "== Conformance, stress and model suites on epoll, io_uring, libevent and GLib (debug)"
-# Stress at 1/10 size: enough rounds for the debug-only checks (lock order, invariants) under
-# every stress test; the full size runs in the release step, where it costs a fifth of the CPU
-# (on the two-core VM, the whole suite at full size took 10 CPU-minutes in this debug build and
-# 2 in release; at 1/10 here it takes 1.5). The model runs at full size.
-build --build-tests --traits "$traits"
-RUNLOOPKIT_STRESS_SCALE="${RUNLOOPKIT_STRESS_SCALE-0.1}" timed swift test --skip-build --traits "$traits"
+echo "== Conformance, stress, fault and model suites on every backend (debug, AddressSanitizer and LeakSanitizer)"
+# One debug build serves the debug-only checks (lock order, invariants) and the memory checks:
+# ASan's build is the debug build plus instrumentation, so a separate plain debug run checked
+# nothing this one does not (it cost a build of 6 CPU-minutes and a run of 2 on the two-core VM).
+# Stress at 1/10 size: enough rounds for the debug-only and memory checks under every stress
+# test; the full size runs in the release step, where it costs a fifth of the CPU. The model at
+# 20,000 steps here (it runs single-threaded; its 100,000 run in the release step).
+build --build-tests --sanitize=address --scratch-path .build-asan --traits "$traits" "${debug_flags[@]}"
+# A report fails the run: halt_on_error stops the process at its first memory error, and a leak
+# found at exit makes the process exit non-zero. The fixtures the tests start (child programs)
+# inherit both variables, so they are checked too. The leak suppressions name the toolchain's own
+# libraries only; scripts/lsan-suppressions.txt says why each is there.
+RUNLOOPKIT_STRESS_SCALE="${RUNLOOPKIT_STRESS_SCALE-0.1}" RUNLOOPKIT_MODEL_STEPS="${RUNLOOPKIT_MODEL_STEPS-20000}" \
+    ASAN_OPTIONS="halt_on_error=1 detect_leaks=1" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
+    timed swift test --skip-build --sanitize=address --scratch-path .build-asan --traits "$traits" "${debug_flags[@]}"
