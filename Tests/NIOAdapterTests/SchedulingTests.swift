@@ -42,22 +42,28 @@ struct SchedulingTests {
                 Firing(
                     name: "deadline +10ms", deadline: early, ranAt: .now(), onLoopThread: isOnThread(of: worker.loop))
             }
+            let afterEarly = NIODeadline.now()
             let firings = try [lateTask, middleTask, earlyTask].map { try value(of: $0.futureResult) }
             for firing in firings {
                 #expect(firing.onLoopThread, "\(firing.name) ran off the loop's thread")
                 #expect(firing.ranAt >= firing.deadline, "\(firing.name) ran \(firing.deadline - firing.ranAt) early")
             }
-            // The order of the deadlines, not of the calls. "deadline +10ms" is first whenever the
-            // calls run (base + 10 ms is before base + 20 ms and base + 30 ms); "in 20ms" comes
-            // before "deadline +30ms" unless the machine held the test for 10 ms before that call
-            // (CI's Thread Sanitizer run once did), and only a call that straddles base + 10 ms
-            // leaves the two tied within its own duration.
+            // The order of the deadlines, not of the calls, which depends on when the calls ran:
+            // the loop runs on its own thread, and a loaded machine can hold the test between
+            // calls (CI's Thread Sanitizer run held it 10 ms before the scheduleTask(in:) call,
+            // whose deadline then fell after base + 30 ms). The order is known when the last task
+            // was armed before either other one could be due (the earliest deadline then runs
+            // first, even if it is already past); a test held 20 ms and more meanwhile checks
+            // only the thread and the deadlines above.
             let order = firings.sorted { $0.ranAt < $1.ranAt }.map(\.name)
-            if afterMiddle + .milliseconds(20) < late {
+            let armedBeforeAnyWasDue = afterEarly < min(beforeMiddle + .milliseconds(20), late)
+            if armedBeforeAnyWasDue && afterMiddle + .milliseconds(20) < late {
                 #expect(order == ["deadline +10ms", "in 20ms", "deadline +30ms"])
-            } else if beforeMiddle + .milliseconds(20) > late {
+            } else if armedBeforeAnyWasDue && beforeMiddle + .milliseconds(20) > late {
                 #expect(order == ["deadline +10ms", "deadline +30ms", "in 20ms"])
-            } else {
+            } else if armedBeforeAnyWasDue {
+                // The call straddled base + 10 ms: its deadline and base + 30 ms are within its
+                // duration of each other, in an order the test cannot know.
                 #expect(order.first == "deadline +10ms")
             }
         }

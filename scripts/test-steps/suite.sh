@@ -7,13 +7,13 @@ echo "== Conformance, stress, fault and model suites on every backend (debug, Ad
 # ASan's build is the debug build plus instrumentation, so a separate plain debug run checked
 # nothing this one does not (it cost a build of 6 CPU-minutes and a run of 2 on the two-core VM).
 # Stress at 1/10 size: enough rounds for the debug-only and memory checks under every stress
-# test; the full size runs in the release step, where it costs a fifth of the CPU. The model at
-# 20,000 steps here (it runs single-threaded; its 100,000 run in the release step).
+# test; the full size runs in the release step, where it costs a fifth of the CPU. The model
+# runs at full size (100,000 steps), as it did in the plain debug run.
 build --build-tests --sanitize=address --scratch-path .build-asan --traits "$traits" "${debug_flags[@]}"
 # A report fails the run: halt_on_error stops the process at its first memory error, and a leak
 # found at exit makes the process exit non-zero. The fixtures the tests start (child programs)
 # inherit both variables, so they are checked too. The leak suppressions name the toolchain's own
 # libraries only; scripts/lsan-suppressions.txt says why each is there.
-RUNLOOPKIT_STRESS_SCALE="${RUNLOOPKIT_STRESS_SCALE-0.1}" RUNLOOPKIT_MODEL_STEPS="${RUNLOOPKIT_MODEL_STEPS-20000}" \
+RUNLOOPKIT_STRESS_SCALE="${RUNLOOPKIT_STRESS_SCALE-0.1}" \
     ASAN_OPTIONS="halt_on_error=1 detect_leaks=1" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
     timed swift test --skip-build --sanitize=address --scratch-path .build-asan --traits "$traits" "${debug_flags[@]}"
