@@ -13,10 +13,11 @@ export RUNLOOPKIT_REQUIRED_BACKENDS="${RUNLOOPKIT_REQUIRED_BACKENDS-epoll,uring,
 
 # Debug builds carry line tables, not full debug information: a sanitizer's report and a crash's
 # backtrace still name file and line, and the compiler and linker do less (on the two-core VM a
-# fresh debug build took 11 % less CPU). The builds that never build tests (the trait builds,
+# fresh TSan build took 11 % less CPU). The builds that never build tests (the trait builds,
 # benchmarks, examples and docs, which share .build-plain, apart from .build, where a developer's
 # own `swift build` keeps its flags) also skip the index store, which only test discovery reads
-# (5 % more). scripts/check-docs passes the same flags, so it reuses what those built.
+# (with both, every target but the tests took 16 % less CPU). scripts/check-docs passes the same
+# flags, so it reuses what those built.
 # shellcheck disable=SC2034 # the step files that source this use them
 debug_flags=(-Xswiftc -gline-tables-only)
 # shellcheck disable=SC2034

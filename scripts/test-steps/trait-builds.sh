@@ -7,10 +7,10 @@
 # build in .build-plain (debug, no tests), which the benchmarks, examples and docs steps share:
 # what RunLoopKit depends on (swift-nio's NIOCore, swift-collections, swift-system, …) is built
 # there once; RunLoopKit's own targets, whose flags change with the traits, are built again each
-# time. The traits only take away dependencies on
-# the backends (RunLoopKit imports one only with its trait), so before each build the backends'
-# modules and objects are deleted: one the previous build made with its trait on cannot be found
-# before this build has made it again, as in a folder of its own.
+# time. The traits only take away dependencies on the backends (RunLoopKit imports one only with
+# its trait), so before each build the backends' modules and objects are deleted: one the
+# previous build made with its trait on cannot be found before this build has made it again, as
+# in a folder of its own.
 scratch=.build-plain
 # Another root package (the examples', the harness's) may have left its build plan there: drop
 # it, so that SwiftPM makes this package's.
