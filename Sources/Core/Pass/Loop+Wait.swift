@@ -34,6 +34,8 @@ extension Loop {
     func wait(in backend: any Backend, as plan: SleepPlan) -> WaitOutcome {
         // A sleep ends the loop's stretch of work and is counted: these two times bound it.
         let sleptAt: Int64? = plan.sleeps ? instruments.fallAsleep() : nil
+        // Set when the loop below ends on its deadline: a timer's wake reads the clock once.
+        var reachedDeadline = false
         while true {
             let timeout: Duration?
             if !plan.sleeps {
@@ -55,13 +57,18 @@ extension Loop {
             if ownSourcesInPassPhase, case let .passPhase(phase) = backend.ownSources, phase.hasOwnSourcesReady {
                 break
             }
-            if let deadline = plan.deadline, nowNanoseconds >= deadline { break }
+            if let deadline = plan.deadline, nowNanoseconds >= deadline {
+                reachedDeadline = true
+                break
+            }
         }
         guard let sleptAt else { return .polled }
         // `sleepDeadline` is left as it is: it only matters while the loop sleeps, and the
         // next decision to sleep sets it again.
         let woken = sleep.endSleep()
         instruments.accountWake(sleptAt: sleptAt)
-        return .slept(woken: woken, reachedDeadline: plan.deadline.map { nowNanoseconds >= $0 } ?? false)
+        // A wait that ended on an event may have reached its deadline too.
+        reachedDeadline = reachedDeadline || plan.deadline.map { nowNanoseconds >= $0 } ?? false
+        return .slept(woken: woken, reachedDeadline: reachedDeadline)
     }
 }
