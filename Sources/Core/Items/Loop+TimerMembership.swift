@@ -22,6 +22,8 @@ extension Loop {
                 trap(
                     "Loop.add(_:to:): \(timer) already belongs to \(owner); a timer can be added to one loop only")
             }
+            // A timer never bound is in no mode: joining needs no look for it in each mode's table.
+            let wasBound = timerState.isBound
             timerState.isBound = true
             timerState.loop = WeakLoop(loop: self)
             if timer.addSequence.load(ordering: .relaxed) == 0 {
@@ -33,7 +35,7 @@ extension Loop {
                 // Clamped only when it first joins this loop's modes (through add or a mode
                 // made common): a timer already queued and overdue is simply due. Clamping
                 // re-anchors a repeating timer's grid.
-                if !timerState.isFiring, !state.modes.containsMode(where: { $0.timers[id] != nil }) {
+                if !timerState.isFiring, !wasBound || !state.modes.containsMode(where: { $0.timers[id] != nil }) {
                     let now = self.now
                     if timerState.fireInstant < now {
                         timerState.fireInstant = now
