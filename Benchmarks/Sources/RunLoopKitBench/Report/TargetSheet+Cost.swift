@@ -27,12 +27,13 @@ extension TargetSheet {
     }
 
     /// Idle: the process's CPU time (every thread; a child process per subject) with a 100 ms
-    /// repeating timer, at or below NIO's and CF's.
+    /// repeating timer, at or below NIO's and CF's; the GLib backend and the embedded loops at
+    /// most 1.2× GLib's own loop's.
     mutating func idle() {
         guard
             heading(
                 "idle",
-                "process CPU with a 100 ms timer (every thread counted, each subject alone in a child process) at or below NIO's and CF's"
+                "process CPU with a 100 ms timer (every thread counted, each subject alone in a child process) at or below NIO's and CF's; the GLib backend and loops embedded in GLib ≤ 1.2× GLib's own loop's"
             )
         else { return }
         let metricName = "process CPU µs/s"
@@ -58,11 +59,18 @@ extension TargetSheet {
                 )
             }
         }
+        // The GLib backend and the loops embedded in GLib: at most 1.2× GLib's own loop.
         let glib = metric("idle", "100ms-timer", "glib", metricName)
         for loop in glibLoops {
             guard let cpu = metric("idle", "100ms-timer", loop, metricName), let own = figure(loop) else { continue }
-            let against = glib.map { " = \(Self.times(cpu / max($0, 0.001))) glib's \(figure("glib") ?? "")" } ?? ""
-            info("idle \(loop): process CPU \(own)\(against)")
+            guard let glib else {
+                verdict(nil, "idle \(loop): process CPU \(own): glib not measured")
+                continue
+            }
+            verdict(
+                cpu <= glib * 1.2,
+                "idle \(loop): process CPU \(own) = \(Self.times(cpu / max(glib, 0.001))) glib's \(figure("glib") ?? "") (≤ 1.2×)"
+            )
         }
     }
 

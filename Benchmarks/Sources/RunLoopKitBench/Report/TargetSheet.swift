@@ -28,6 +28,15 @@ struct TargetSheet {
         self.glibLoops = glibLoops
     }
 
+    /// Whether `subject` is a loop on the GLib backend (on a thread or as the main loop), which
+    /// GLib's own loop is the reference for, as opposed to a loop embedded in GLib.
+    func isGLibBackend(_ subject: String) -> Bool {
+        switch Subject(name: subject) {
+        case let .kit(kind)?, let .main(kind)?: kind.name == "glib"
+        default: false
+        }
+    }
+
     // MARK: lines
 
     /// One target line: met (true), MISS (false), or – (nil: not measured here).
