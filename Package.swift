@@ -25,6 +25,9 @@ let package = Package(
         // its own, so that RunLoopKit itself does not need GLib. Any backend that offers the
         // embedding descriptor (epoll, io_uring) serves; it needs no trait.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
+        // A loop on virtual time, for tests of code that runs on a loop: a product of its own,
+        // for a test target to depend on. Any backend serves; it needs no trait.
+        .library(name: "RunLoopKitTesting", targets: ["RunLoopKitTesting"]),
     ],
     traits: [
         .trait(name: "Epoll", description: "The epoll backend (Linux 5.11+ for nanosecond waits)."),
@@ -146,6 +149,11 @@ let package = Package(
             path: "Sources/Adapters/ServiceLifecycle"
         ),
         .target(
+            name: "RunLoopKitTesting",
+            dependencies: ["RunLoopKit", "RunLoopCore"],
+            path: "Sources/Testing"
+        ),
+        .target(
             name: "RunLoopKitNIO",
             dependencies: ["RunLoopKit", .product(name: "NIOCore", package: "swift-nio")],
             path: "Sources/Adapters/NIO"
@@ -265,6 +273,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/NIOAdapterTests"
+        ),
+        // RunLoopKitTesting's virtual loops: time that moves only when the test moves it.
+        .testTarget(
+            name: "TestingTests",
+            dependencies: ["RunLoopKitTesting", "RunLoopKit", "TestSupport"],
+            path: "Tests/TestingTests"
         ),
         // A program whose main thread runs GLib's main loop with Loop.main attached: the GLib
         // adapter tests run it as a child (DispatchQueue.main and @MainActor need the main thread).

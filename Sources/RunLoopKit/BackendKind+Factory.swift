@@ -47,7 +47,7 @@ extension BackendKind {
     }
 
     /// The factory of a built-in kind, or `BackendError/notBuiltIn(_:)`.
-    func requireFactory() throws(BackendError) -> BackendFactory {
+    package func requireFactory() throws(BackendError) -> BackendFactory {
         guard let factory = builtInFactory else { throw .notBuiltIn(self) }
         return factory
     }

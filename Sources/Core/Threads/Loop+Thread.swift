@@ -61,6 +61,23 @@ extension Loop {
 
     /// A backend from `factory`; one of another kind than the factory names is refused with
     /// ``BackendError/kindMismatch(existing:requested:)`` (existing: the kind it made).
+    /// Creates the calling thread's loop over the backend `factory` makes, as `wrap` returns
+    /// it, reading time from `clock`; binds it to the thread as its current loop. For
+    /// RunLoopKitTesting's virtual loops, on threads of their own.
+    ///
+    /// Traps if the thread already has a loop, or is the main thread.
+    package static func bindNew(
+        creatingWith factory: BackendFactory, clock: LoopClock, wrap: (any Backend) -> any Backend
+    ) throws -> Loop {
+        trap(unless: currentIfCreated == nil, "Loop.bindNew: this thread already has a loop")
+        trap(unless: !ThreadBinding.isMainThread, "Loop.bindNew: the main thread's loop is Loop.main")
+        let loop = Loop(backend: wrap(try makeBackend(with: factory)), isMain: false, clock: clock)
+        ThreadBinding.bind(loop)
+        // [G4] As `current(creatingWith:)` does: the GLib backend makes its context the thread's default.
+        loop.withOwnSourcePhase { $0.loopDidBindToOwnThread() }
+        return loop
+    }
+
     private static func makeBackend(with factory: BackendFactory, forMainLoop: Bool = false) throws -> any Backend {
         let backend = try (forMainLoop ? factory.makeForMainLoop ?? factory.make : factory.make)()
         guard backend.kind == factory.kind else {

@@ -30,14 +30,20 @@ public final class LoopThread: Sendable {
     ///   - name: the thread's name (Linux keeps the first 15 bytes).
     ///   - factory: how to make the loop's backend.
     /// - Throws: what `factory` throws; ``SystemError`` when the thread cannot start.
-    public init(name: String = "RunLoopKit", backend factory: BackendFactory) throws {
+    public convenience init(name: String = "RunLoopKit", backend factory: BackendFactory) throws {
+        try self.init(name: name) { try Loop.current(creatingWith: factory) }
+    }
+
+    /// Starts a thread whose loop `makeLoop` creates on it, bound to it as its current loop
+    /// (RunLoopKitTesting's virtual loops: a loop on a clock of their own).
+    package init(name: String, makeLoop: @escaping @Sendable () throws -> Loop) throws {
         let started = Lock<Result<Loop, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let keepAlive = KeepAlive()
         let finished = self.finished
         let thread = try PThread.spawn(name: name) {
             do {
-                let loop = try Loop.current(creatingWith: factory)
+                let loop = try makeLoop()
                 // A source that never fires keeps the mode from ever being empty.
                 loop.add(keepAlive.source, to: .default)
                 started.withLock { $0 = .success(loop) }

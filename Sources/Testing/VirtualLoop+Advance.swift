@@ -1,0 +1,84 @@
+import RunLoopCore
+
+extension VirtualLoop {
+    /// Moves the loop's time forward by `duration`, stopping at each instant the loop would wake
+    /// at on the way, and returns once the loop waits with nothing due at the new instant.
+    ///
+    /// See ``advance(to:)``.
+    /// - Throws: ``VirtualLoopError/backwards(now:requested:)`` for a negative duration;
+    ///   ``VirtualLoopError/ended`` when the loop ended (before or during the advance).
+    public func advance(by duration: Duration) throws(VirtualLoopError) {
+        trapOnLoopThread("advance(by:)")
+        try advancing.withLock { _ throws(VirtualLoopError) in
+            let now = time.now
+            try advanceLocked(to: now + duration, from: now)
+        }
+    }
+
+    /// Moves the loop's time forward to `instant`, stopping at each instant the loop would wake
+    /// at on the way, and returns once the loop waits with nothing due at `instant`.
+    ///
+    /// At each stop, the loop does what a real loop does when it wakes then: it fires the timers
+    /// due, in the contract's order, and runs what they cause (blocks they post, runs they nest)
+    /// before time moves on. A timer that a callback arms within the span fires within it too.
+    /// The loop wakes when its plan says, as a real loop's wait would end: a timer with a
+    /// tolerance fires by the end of its tolerance at the latest, and sooner when something else
+    /// wakes the loop within it. Then time is at `instant`, and the loop waits for its next
+    /// deadline or for work.
+    ///
+    /// Call it from the test's thread (any thread but the loop's); advances from several threads
+    /// take turns. Other threads' work reaches the loop meanwhile, as on any loop.
+    /// - Throws: ``VirtualLoopError/backwards(now:requested:)`` when `instant` is before
+    ///   ``now``; ``VirtualLoopError/ended`` when the loop ended (before or during the advance).
+    ///   Called from one of the loop's own callouts it traps, with a message: it would wait for
+    ///   itself.
+    public func advance(to instant: ContinuousClock.Instant) throws(VirtualLoopError) {
+        trapOnLoopThread("advance(to:)")
+        try advancing.withLock { _ throws(VirtualLoopError) in try advanceLocked(to: instant, from: time.now) }
+    }
+
+    /// Runs the loop until nothing is left to do at the current instant: no block, signal or
+    /// ready source pending, no timer due. Time does not move; a repeating timer does not keep
+    /// it busy (it is due at a later instant once it fired).
+    ///
+    /// - Throws: ``VirtualLoopError/ended`` when the loop ended first. Called from one of the
+    ///   loop's own callouts it traps, with a message: it would wait for itself.
+    public func runUntilIdle() throws(VirtualLoopError) {
+        trapOnLoopThread("runUntilIdle()")
+        try advancing.withLock { _ throws(VirtualLoopError) in _ = try settle() }
+    }
+
+    /// The advance, with ``advancing`` held.
+    private func advanceLocked(
+        to instant: ContinuousClock.Instant, from now: ContinuousClock.Instant
+    )
+        throws(VirtualLoopError)
+    {
+        guard instant >= now else { throw .backwards(now: now, requested: instant) }
+        let target = time.nanoseconds(of: instant)
+        var settled = try settle()
+        // Each instant the loop sleeps until, up to the target: time moves there, the loop is
+        // woken (its wait has no real timeout) and serves it, and it settles again.
+        while let deadline = settled.deadline, deadline <= target {
+            time.set(elapsed: Swift.max(deadline, time.elapsed))
+            loop.backendWaker.wake()
+            settled = try settle(after: settled.sleeps)
+        }
+        // Nothing is due before the target: the loop sleeps on, its deadline unchanged.
+        time.set(elapsed: Swift.max(target, time.elapsed))
+    }
+
+    /// Waits until the loop sleeps with nothing to do now (in a sleep after the one counted
+    /// `after`).
+    private func settle(after sleeps: UInt64? = nil) throws(VirtualLoopError) -> VirtualTime.Settled {
+        guard let settled = time.waitUntilSettled(after: sleeps) else { throw .ended }
+        return settled
+    }
+
+    private func trapOnLoopThread(_ function: String) {
+        trap(
+            unless: Loop.currentIfCreated !== loop,
+            "VirtualLoop.\(function) called on the loop's own thread (from one of its callouts); it would wait for itself"
+        )
+    }
+}

@@ -1,0 +1,88 @@
+import RunLoopCore
+import RunLoopKit
+
+/// A loop on virtual time, for tests of code that runs on a loop: its clock moves only when the
+/// test moves it, with ``advance(by:)`` or ``advance(to:)``.
+///
+/// It is a `Loop` like any other — modes, sources, timers with tolerance, observers, blocks,
+/// nested runs, run results — on a thread of its own, like a `LoopThread`, running
+/// `.default`. Only its time differs: a timer due in an hour fires when the test
+/// advances the loop by an hour, at once. Its wait still blocks for real until something
+/// happens, so blocks posted, sources signalled and descriptors made ready by other threads
+/// reach it as they reach any loop.
+///
+/// ```swift
+/// let virtual = try VirtualLoop()
+/// defer { virtual.stop() }
+/// let timer = try Loop.Timer(fireAt: virtual.now + .seconds(90)) { _ in print("fired") }
+/// virtual.loop.add(timer, to: .default)
+/// try virtual.advance(by: .seconds(90))  // "fired", at once
+/// ```
+///
+/// Everything that reads the loop's clock follows virtual time: timers' instants (make them
+/// from ``now``), run timeouts, `Loop.sleep(for:tolerance:)`, the loop's statistics. What
+/// reads the real clock stays on it: `Loop.main`, `@MainActor` work, a `Loop.Timer` made with
+/// `after:` (it counts from the real `.now`), and `Task.sleep` without a clock (pass
+/// ``clock`` to code that takes one).
+///
+/// Many virtual loops may run in one process, each with its own time.
+public final class VirtualLoop: Sendable {
+    /// The loop; use it as any loop, from any thread.
+    public let loop: Loop
+    let thread: LoopThread
+    let time: VirtualTime
+    /// Held by an advance from start to end: advances from several threads take turns.
+    let advancing = Lock(())
+
+    /// Starts a thread whose loop runs on virtual time, over the build's default backend.
+    ///
+    /// Virtual time starts at the real instant of this call.
+    /// - Parameter name: the thread's name.
+    /// - Throws: `BackendError` when the backend cannot start; `SystemError` when the thread
+    ///   cannot.
+    public convenience init(name: String = "VirtualLoop") throws {
+        try self.init(name: name, backend: .default)
+    }
+
+    /// Starts a thread whose loop runs on virtual time, over `backend`.
+    ///
+    /// - Throws: `BackendError.notBuiltIn(_:)` for a kind this build does not have;
+    ///   `BackendError` when the backend cannot start; `SystemError` when the thread cannot.
+    public init(name: String = "VirtualLoop", backend: BackendKind) throws {
+        let factory = try backend.requireFactory()
+        let time = VirtualTime()
+        thread = try LoopThread(name: name) {
+            try Loop.bindNew(creatingWith: factory, clock: time.loopClock) {
+                VirtualTimeBackend(wrapping: $0, time: time)
+            }
+        }
+        loop = thread.loop
+        self.time = time
+    }
+
+    /// The loop's current instant: the real instant it was made, plus the time advanced since.
+    ///
+    /// Safe to read from any thread.
+    public var now: ContinuousClock.Instant { time.now }
+
+    /// A clock whose instants are this loop's virtual time, for code that takes a clock
+    /// (`clock.sleep(for:)`): its sleeps end when the loop's time reaches them.
+    public var clock: VirtualLoopClock { VirtualLoopClock(loop: self) }
+
+    #if DEBUG
+    /// For tests, in debug builds only: `hook` runs on the loop's thread each time a wait with a
+    /// timeout begins, after the loop decided to sleep and before its backend is polled: the
+    /// window in which a wake must not be lost (`nil` removes it).
+    package func holdWaitsBeforePolling(_ hook: (@Sendable () -> Void)?) {
+        time.beforePoll.withLock { $0 = hook }
+    }
+    #endif
+
+    /// Ends the loop once every block posted before this call has run, and joins its thread.
+    ///
+    /// Later advances throw ``VirtualLoopError/ended``. Must not be called from the loop's own
+    /// thread (it traps there with a message). Also done when the last reference goes.
+    public func stop() {
+        thread.stop()
+    }
+}
