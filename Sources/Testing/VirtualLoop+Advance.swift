@@ -2,7 +2,7 @@ import RunLoopCore
 
 extension VirtualLoop {
     /// Moves the loop's time forward by `duration`, stopping at each instant the loop would wake
-    /// at on the way, and returns once the loop waits with nothing due at the new instant.
+    /// at on the way, and returns once the loop waits for its next wake-up after the new instant.
     ///
     /// See ``advance(to:)``.
     /// - Throws: ``VirtualLoopError/backwards(now:requested:)`` for a negative duration;
@@ -16,7 +16,7 @@ extension VirtualLoop {
     }
 
     /// Moves the loop's time forward to `instant`, stopping at each instant the loop would wake
-    /// at on the way, and returns once the loop waits with nothing due at `instant`.
+    /// at on the way, and returns once the loop waits for its next wake-up after `instant`.
     ///
     /// At each stop, the loop does what a real loop does when it wakes then: it fires the timers
     /// due, in the contract's order, and runs what they cause (blocks they post, runs they nest)
@@ -57,22 +57,35 @@ extension VirtualLoop {
         guard instant >= now else { throw .backwards(now: now, requested: instant) }
         let target = time.nanoseconds(of: instant)
         var settled = try settle()
-        // Each instant the loop sleeps until, up to the target: time moves there, the loop is
-        // woken (its wait has no real timeout) and serves it, and it settles again.
-        while let deadline = settled.deadline, deadline <= target {
-            time.set(elapsed: Swift.max(deadline, time.elapsed))
-            loop.backendWaker.wake()
-            settled = try settle(after: settled.sleeps)
+        while true {
+            // Nothing due up to the target: time moves there, and the loop sleeps on, its
+            // deadline unchanged; unless it woke meanwhile, and must settle again first.
+            guard let deadline = settled.deadline, deadline <= target else {
+                if time.set(elapsed: target, ifStillIn: settled.sleeps) { return }
+                settled = try settle()
+                continue
+            }
+            // The next instant the loop sleeps until: time moves there, the loop is woken (its
+            // wait has no real timeout), serves it, and settles again.
+            if time.set(elapsed: deadline, ifStillIn: settled.sleeps) {
+                loop.backendWaker.wake()
+                settled = try settle(after: settled.sleeps)
+            } else {
+                settled = try settle()
+            }
         }
-        // Nothing is due before the target: the loop sleeps on, its deadline unchanged.
-        time.set(elapsed: Swift.max(target, time.elapsed))
     }
 
     /// Waits until the loop sleeps with nothing to do now (in a sleep after the one counted
-    /// `after`).
+    /// `after`), with no work that will end that sleep: a wake claimed and not yet delivered,
+    /// or a block or signal another thread posted.
     private func settle(after sleeps: UInt64? = nil) throws(VirtualLoopError) -> VirtualTime.Settled {
-        guard let settled = time.waitUntilSettled(after: sleeps) else { throw .ended }
-        return settled
+        var after = sleeps
+        while true {
+            guard let settled = time.waitUntilSettled(after: after) else { throw .ended }
+            guard loop.hasWorkWhileAsleep else { return settled }
+            after = settled.sleeps
+        }
     }
 
     private func trapOnLoopThread(_ function: String) {

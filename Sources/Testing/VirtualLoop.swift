@@ -19,11 +19,13 @@ import RunLoopKit
 /// try virtual.advance(by: .seconds(90))  // "fired", at once
 /// ```
 ///
-/// Everything that reads the loop's clock follows virtual time: timers' instants (make them
-/// from ``now``), run timeouts, `Loop.sleep(for:tolerance:)`, the loop's statistics. What
-/// reads the real clock stays on it: `Loop.main`, `@MainActor` work, a `Loop.Timer` made with
-/// `after:` (it counts from the real `.now`), and `Task.sleep` without a clock (pass
-/// ``clock`` to code that takes one).
+/// What reads the loop's clock follows virtual time: timers' instants (make them from
+/// ``now``), run timeouts, `Loop.sleep(for:tolerance:)`, ``clock``. What reads the real clock
+/// does not: `Loop.main` and `@MainActor` work; `Task.sleep` (pass ``clock`` to code that takes
+/// a clock); a `Loop.Timer` made with `after:`, which counts from the real `.now` when it is
+/// made (on a virtual loop, that instant is read as virtual time: make timers from ``now``
+/// instead); and the loop's statistics of time asleep, awake and late, which read the real
+/// clock.
 ///
 /// Many virtual loops may run in one process, each with its own time.
 public final class VirtualLoop: Sendable {
@@ -75,6 +77,12 @@ public final class VirtualLoop: Sendable {
     /// window in which a wake must not be lost (`nil` removes it).
     package func holdWaitsBeforePolling(_ hook: (@Sendable () -> Void)?) {
         time.beforePoll.withLock { $0 = hook }
+    }
+
+    /// For tests, in debug builds only: `hook` runs on the advancing thread before each move of
+    /// the loop's time, after the advance saw the loop settled (`nil` removes it).
+    package func holdAdvancesBeforeMovingTime(_ hook: (@Sendable () -> Void)?) {
+        time.beforeMove.withLock { $0 = hook }
     }
     #endif
 

@@ -3,8 +3,7 @@
 ///
 /// Its instants are `ContinuousClock.Instant`s, comparable with the loop's ``VirtualLoop/now``
 /// and with the instants of timers on that loop. A sleep is a timer on the loop: it ends when
-/// the loop's time reaches its deadline (plus at most its tolerance), and throws
-/// `CancellationError` when its task is cancelled first.
+/// the loop's time reaches its deadline (plus at most its tolerance).
 public struct VirtualLoopClock: Clock, Sendable {
     /// The loop's instants: `ContinuousClock`'s, counted on the loop's virtual time.
     public typealias Instant = ContinuousClock.Instant
@@ -19,8 +18,10 @@ public struct VirtualLoopClock: Clock, Sendable {
 
     /// Suspends until the loop's time reaches `deadline` (within `tolerance`).
     ///
-    /// - Throws: `CancellationError` when the task is cancelled first.
+    /// The sleep is a one-shot timer at `deadline` in the loop's common modes.
+    /// - Throws: `CancellationError` when the task is cancelled first; `LoopEndedError` when the
+    ///   loop ends first; `ArgumentError` naming `tolerance` when it is negative.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try await loop.loop.sleep(for: deadline - now, tolerance: tolerance ?? .zero)
+        try await loop.loop.sleep(until: deadline, tolerance: tolerance ?? .zero)
     }
 }

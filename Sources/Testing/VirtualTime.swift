@@ -8,7 +8,8 @@ import Synchronization
 /// loop to settle.
 ///
 /// Time is an offset in nanoseconds from a real instant taken when the loop was made; only
-/// ``set(elapsed:)`` moves it, and only while the loop sleeps. The loop reads it lock-free.
+/// ``set(elapsed:ifStillIn:)`` moves it, and only while the loop sleeps. The loop reads it
+/// lock-free.
 final class VirtualTime: Sendable {
     /// What the loop's thread is doing, as its backend sees it.
     struct State {
@@ -41,9 +42,11 @@ final class VirtualTime: Sendable {
     private let state = Lock(State())
 
     #if DEBUG
-    /// For tests, in debug builds only: runs on the loop's thread as a wait with a timeout
-    /// begins, before the backend is polled (see `VirtualLoop.holdWaitsBeforePolling(_:)`).
+    /// For tests, in debug builds only: runs on the loop's thread as a wait that may sleep (one
+    /// with a timeout, or none) begins, before the backend is polled (see `VirtualLoop.holdWaitsBeforePolling(_:)`).
     let beforePoll = Lock<(@Sendable () -> Void)?>(nil)
+    /// For tests, in debug builds only: runs on the advancing thread before each move of time.
+    let beforeMove = Lock<(@Sendable () -> Void)?>(nil)
     #endif
 
     init() { base = .now }
@@ -59,9 +62,21 @@ final class VirtualTime: Sendable {
         Self.nanosecondsRoundedUp(instant - base)
     }
 
-    /// Moves time to `elapsed` (never backwards: the caller checked).
-    func set(elapsed: Int64) {
-        elapsedNanoseconds.store(elapsed, ordering: .releasing)
+    /// Moves time to `elapsed` (never backwards: the caller checked), if the loop is still in
+    /// the sleep counted `sleeps`: the loop reads the time only once its wait returned, so a
+    /// sleeping loop sees time move only when it wakes, and the deadline it recorded stays
+    /// right. Returns false, and time stays, when the loop woke meanwhile (another thread's
+    /// work): the caller lets it settle again.
+    func set(elapsed: Int64, ifStillIn sleeps: UInt64) -> Bool {
+        #if DEBUG
+        beforeMove.withLock { $0 }?()
+        #endif
+        return state.withLock { state in
+            guard state.isSleeping, state.sleeps == sleeps else { return false }
+            elapsedNanoseconds.store(
+                Swift.max(elapsed, elapsedNanoseconds.load(ordering: .relaxed)), ordering: .releasing)
+            return true
+        }
     }
 
     /// The loop's clock: this time, read without a lock.

@@ -220,7 +220,8 @@ struct VirtualLoopTimeTests {
         for expected in 1...2 {
             let armed = await eventually(within: .seconds(20)) { loop.timerCount(in: .default) == 1 }
             #expect(armed, "sleep \(expected) armed its timer")
-            try virtual.advance(by: .seconds(5))
+            // A blocking call: off the cooperative pool, which the stress suites may hold.
+            try await offThePool(within: .seconds(30)) { try virtual.advance(by: .seconds(5)) }
             let woke = await eventually(within: .seconds(20)) { record.all.count == expected }
             #expect(woke, "sleep \(expected) ended")
             guard armed, woke else {

@@ -15,11 +15,28 @@ extension Loop {
     ///   thread exits) before the timer fires, or had ended already; ``ArgumentError`` naming
     ///   `tolerance` when it is negative. It never waits for a loop that will not run again.
     public func sleep(for duration: Duration, tolerance: Duration = .zero) async throws {
+        try await sleep(until: nil, orFor: duration, tolerance: tolerance)
+    }
+
+    /// ``sleep(for:tolerance:)`` until `instant` on the loop's clock (an instant already past
+    /// means the loop's next pass): for RunLoopKitTesting's virtual clock, whose deadline must
+    /// not move with an advance made between reading the time and arming the timer.
+    package func sleep(until instant: ContinuousClock.Instant, tolerance: Duration) async throws {
+        try await sleep(until: instant, orFor: .zero, tolerance: tolerance)
+    }
+
+    /// Sleeps until `instant`, or for `duration` from the time read as the timer is armed.
+    private func sleep(
+        until instant: ContinuousClock.Instant?, orFor duration: Duration, tolerance: Duration
+    )
+        async throws
+    {
         try Timer.validate(tolerance: tolerance)
         let sleep = PendingSleep()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                sleep.start(continuation, on: self, fireAt: now + max(duration, .zero), tolerance: tolerance)
+                let fireAt = instant ?? now + max(duration, .zero)
+                sleep.start(continuation, on: self, fireAt: fireAt, tolerance: tolerance)
             }
         } onCancel: {
             sleep.cancel()

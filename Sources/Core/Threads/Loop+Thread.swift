@@ -59,8 +59,6 @@ extension Loop {
         }
     }
 
-    /// A backend from `factory`; one of another kind than the factory names is refused with
-    /// ``BackendError/kindMismatch(existing:requested:)`` (existing: the kind it made).
     /// Creates the calling thread's loop over the backend `factory` makes, as `wrap` returns
     /// it, reading time from `clock`; binds it to the thread as its current loop. For
     /// RunLoopKitTesting's virtual loops, on threads of their own.
@@ -78,6 +76,8 @@ extension Loop {
         return loop
     }
 
+    /// A backend from `factory`; one of another kind than the factory names is refused with
+    /// ``BackendError/kindMismatch(existing:requested:)`` (existing: the kind it made).
     private static func makeBackend(with factory: BackendFactory, forMainLoop: Bool = false) throws -> any Backend {
         let backend = try (forMainLoop ? factory.makeForMainLoop ?? factory.make : factory.make)()
         guard backend.kind == factory.kind else {

@@ -44,6 +44,9 @@ public final class LoopThread: Sendable {
         let thread = try PThread.spawn(name: name) {
             do {
                 let loop = try makeLoop()
+                // `stop()`, `perform(waitUntilDone:)` and `deinit` tell the loop's thread by its
+                // binding: a loop made for another thread would deadlock them.
+                trap(unless: Loop.currentIfBound === loop, "LoopThread: its loop must be bound to its thread")
                 // A source that never fires keeps the mode from ever being empty.
                 loop.add(keepAlive.source, to: .default)
                 started.withLock { $0 = .success(loop) }
