@@ -202,36 +202,46 @@ struct VirtualLoopTimeTests {
         #expect(throws: VirtualLoopError.ended) { try virtual.runUntilIdle() }
     }
 
+    /// Synchronous on purpose: the sleeping task runs on the loop's thread, and the test waits
+    /// on its own thread, so neither waits for Swift's cooperative pool, which the stress
+    /// suites may hold for minutes.
     @Test("Loop.sleep and the virtual clock's sleep end when time reaches them")
-    func sleepsFollowVirtualTime() async throws {
+    func sleepsFollowVirtualTime() throws {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
         let record = Record()
         let clock = virtual.clock
         let loop = virtual.loop
+        let finished = Latch()
+        let failure = Ref<String>()
         let sleeper = Task(executorPreference: loop) {
-            try await loop.sleep(for: .seconds(5))
-            record.append("loop.sleep \(Self.offset(clock.now, from: start))")
-            try await clock.sleep(for: .seconds(5))
-            record.append("clock.sleep \(Self.offset(clock.now, from: start))")
+            defer { finished.open() }
+            do {
+                try await loop.sleep(for: .seconds(5))
+                record.append("loop.sleep \(Self.offset(clock.now, from: start))")
+                try await clock.sleep(for: .seconds(5))
+                record.append("clock.sleep \(Self.offset(clock.now, from: start))")
+            } catch {
+                failure.value = "\(error)"
+            }
         }
         // Each sleep is a timer in the loop's common modes: advance once it is armed.
         for expected in 1...2 {
-            let armed = await eventually(within: .seconds(20)) { loop.timerCount(in: .default) == 1 }
+            let armed = waitUntil(within: .seconds(60)) { loop.timerCount(in: .default) == 1 }
             #expect(armed, "sleep \(expected) armed its timer")
-            // A blocking call: off the cooperative pool, which the stress suites may hold.
-            try await offThePool(within: .seconds(30)) { try virtual.advance(by: .seconds(5)) }
-            let woke = await eventually(within: .seconds(20)) { record.all.count == expected }
+            try virtual.advance(by: .seconds(5))
+            let woke = waitUntil(within: .seconds(60)) { record.all.count == expected }
             #expect(woke, "sleep \(expected) ended")
             guard armed, woke else {
                 // Not left waiting: cancelled, the sleep throws at once.
                 sleeper.cancel()
-                _ = try? await sleeper.value
+                #expect(finished.wait(for: .seconds(60)), "the cancelled sleeper ended")
                 return
             }
         }
-        try await sleeper.value
+        #expect(finished.wait(for: .seconds(60)), "the sleeper ended")
+        #expect(failure.value == nil)
         #expect(record.all == ["loop.sleep +5s", "clock.sleep +10s"])
     }
 }
