@@ -89,7 +89,9 @@ public final class VirtualLoop: Sendable {
     /// Ends the loop once every block posted before this call has run, and joins its thread.
     ///
     /// Later advances throw ``VirtualLoopError/ended``. Must not be called from the loop's own
-    /// thread (it traps there with a message). Also done when the last reference goes.
+    /// thread (it traps there with a message). Also done when the last reference goes; a timer,
+    /// block or task on the loop that captures this object (or its ``clock``) keeps it alive, so
+    /// a test calls `stop()` (`defer { virtual.stop() }`).
     public func stop() {
         thread.stop()
     }
