@@ -71,27 +71,22 @@ struct VirtualLoopStressTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let ran = AtomicInt()
-        let armed = Lock(false)
+        let arming = Arming()
         let loop = virtual.loop
         try virtual.runUntilIdle()
         virtual.holdWaitsBeforePolling {
             // Once per arming: the wait after the posted block's pass must not post again.
-            guard
-                armed.withLock({ armed in
-                    defer { armed = false }
-                    return armed
-                })
-            else { return }
-            let poster = try? TestThread { loop.perform { ran.increment() } }
-            #expect(poster?.join() == true, "the poster posted")
+            if arming.take() {
+                let poster = try? TestThread { loop.perform { ran.increment() } }
+                #expect(poster?.join() == true, "the poster posted")
+            }
         }
         for iteration in 0..<scaled(200, minimum: 20) {
-            armed.withLock { $0 = true }
+            arming.arm()
             // A pass for an empty block, then a sleep, whose wait begins with the hook's post.
             loop.perform {}
             try virtual.runUntilIdle()
-            let hookRan = !armed.withLock { $0 }
-            try #require(hookRan, "iteration \(iteration): the hook ran")
+            try #require(arming.wasTaken, "iteration \(iteration): the hook ran")
             let blockRan = ran.value == iteration + 1
             // A lost wake leaves the loop asleep with the block queued, and the loop's own wake
             // for that sleep spent: a raw wake lets stop() end it, so the test fails, not hangs.
@@ -114,30 +109,27 @@ struct VirtualLoopStressTests {
         let timer = try Loop.Timer(fireAt: start + .seconds(10)) { _ in firedAt.withLock { $0 = virtual.now - start } }
         loop.add(timer, to: .default)
         try virtual.runUntilIdle()
-        let (loopArmed, advanceArmed) = (Lock(true), Lock(true))
+        let (loopArming, advanceArming) = (Arming(armed: true), Arming(armed: true))
         let loopInWindow = Latch()
-        @Sendable func take(_ flag: Lock<Bool>) -> Bool {
-            flag.withLock { armed in
-                defer { armed = false }
-                return armed
-            }
-        }
         // The block's wake sends the loop's first wait back to Core, which reads the time again
         // for a second: the one that sleeps, whose window this holds.
         let waitsSincePost = AtomicInt()
         virtual.holdWaitsBeforePolling {
-            guard !advanceArmed.withLock({ $0 }), waitsSincePost.increment() == 2, take(loopArmed) else { return }
-            loopInWindow.open()
-            // Held until time moves under it (the bug), or long enough that it would have.
-            _ = waitUntil(within: .milliseconds(300)) { virtual.now != start }
+            if advanceArming.wasTaken, waitsSincePost.increment() == 2, loopArming.take() {
+                loopInWindow.open()
+                // Held until time moves under it (the bug), or long enough that it would have.
+                _ = waitUntil(within: .milliseconds(300)) { virtual.now != start }
+            }
         }
         virtual.holdAdvancesBeforeMovingTime {
-            guard take(advanceArmed) else { return }
-            loop.perform {}
-            #expect(loopInWindow.wait(for: .seconds(30)), "the block woke the loop into its next wait")
+            if advanceArming.take() {
+                loop.perform {}
+                #expect(loopInWindow.wait(for: .seconds(30)), "the block woke the loop into its next wait")
+            }
         }
         try virtual.advance(by: .seconds(5))
         try virtual.advance(by: .seconds(5))
+        #expect(advanceArming.wasTaken && loopArming.wasTaken, "both hooks held their windows")
         #expect(firedAt.withLock { $0 } == .seconds(10), "the timer fired at its instant")
         virtual.holdWaitsBeforePolling(nil)
         virtual.holdAdvancesBeforeMovingTime(nil)
@@ -156,17 +148,13 @@ struct VirtualLoopStressTests {
         loop.add(source, to: .default)
         try virtual.runUntilIdle()
         let firstHeld = Latch()
-        let armed = Lock(true)
+        let arming = Arming(armed: true)
         loop.holdWakesAfterSeeingSleep {
-            guard
-                armed.withLock({ armed in
-                    defer { armed = false }
-                    return armed
-                })
-            else { return }
-            firstHeld.open()
-            // Held long enough for runUntilIdle to have returned if it took the loop for idle.
-            _ = waitUntil(within: .milliseconds(300)) { false }
+            if arming.take() {
+                firstHeld.open()
+                // Held long enough for runUntilIdle to have returned if it took the loop for idle.
+                _ = waitUntil(within: .milliseconds(300)) { false }
+            }
         }
         let first = try TestThread { source.signal() }
         #expect(firstHeld.wait(for: .seconds(30)), "the first signaller reached the wake")
@@ -220,4 +208,25 @@ struct VirtualLoopStressTests {
         #expect(virtual.now == start + advanced)
         timer.invalidate()
     }
+}
+
+/// A hook's one shot: armed by the test, taken by the first call of the hook that finds it
+/// armed, so that the hook acts once per arming; the test then checks that it was taken.
+final class Arming: Sendable {
+    private let armed: Lock<Bool>
+
+    init(armed: Bool = false) { self.armed = Lock(armed) }
+
+    func arm() { armed.withLock { $0 = true } }
+
+    /// Whether this call takes the arming (and disarms it).
+    func take() -> Bool {
+        armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+    }
+
+    /// Whether the arming was taken since it was last armed.
+    var wasTaken: Bool { !armed.withLock { $0 } }
 }

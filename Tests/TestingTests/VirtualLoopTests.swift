@@ -226,19 +226,20 @@ struct VirtualLoopTimeTests {
                 failure.value = "\(error)"
             }
         }
-        // Each sleep is a timer in the loop's common modes: advance once it is armed.
-        for expected in 1...2 {
-            let armed = waitUntil(within: .seconds(60)) { loop.timerCount(in: .default) == 1 }
-            #expect(armed, "sleep \(expected) armed its timer")
-            try virtual.advance(by: .seconds(5))
-            let woke = waitUntil(within: .seconds(60)) { record.all.count == expected }
-            #expect(woke, "sleep \(expected) ended")
-            guard armed, woke else {
-                // Not left waiting: cancelled, the sleep throws at once.
+        // A failure below must not leave the sleeper waiting: cancelled, a sleep throws at once.
+        defer {
+            if !finished.isOpen {
                 sleeper.cancel()
                 #expect(finished.wait(for: .seconds(60)), "the cancelled sleeper ended")
-                return
             }
+        }
+        // Each sleep is a timer in the loop's common modes: advance once it is armed.
+        for expected in 1...2 {
+            try #require(
+                waitUntil(within: .seconds(60)) { loop.timerCount(in: .default) == 1 },
+                "sleep \(expected) armed its timer")
+            try virtual.advance(by: .seconds(5))
+            try #require(waitUntil(within: .seconds(60)) { record.all.count == expected }, "sleep \(expected) ended")
         }
         #expect(finished.wait(for: .seconds(60)), "the sleeper ended")
         #expect(failure.value == nil)
