@@ -1,3 +1,4 @@
+import Dispatch
 import RunLoopCore
 
 extension VirtualLoop {
@@ -6,7 +7,8 @@ extension VirtualLoop {
     ///
     /// See ``advance(to:)``.
     /// - Throws: ``VirtualLoopError/backwards(now:requested:)`` for a negative duration;
-    ///   ``VirtualLoopError/ended`` when the loop ended (before or during the advance).
+    ///   ``VirtualLoopError/ended`` when the loop ended (before or during the advance);
+    ///   ``VirtualLoopError/notSettled(within:)`` when the loop stays busy past ``settleLimit``.
     public func advance(by duration: Duration) throws(VirtualLoopError) {
         trapOnLoopThread("advance(by:)")
         try advancing.withLock { _ throws(VirtualLoopError) in
@@ -29,7 +31,8 @@ extension VirtualLoop {
     /// Call it from the test's thread (any thread but the loop's); advances from several threads
     /// take turns. Other threads' work reaches the loop meanwhile, as on any loop.
     /// - Throws: ``VirtualLoopError/backwards(now:requested:)`` when `instant` is before
-    ///   ``now``; ``VirtualLoopError/ended`` when the loop ended (before or during the advance).
+    ///   ``now``; ``VirtualLoopError/ended`` when the loop ended (before or during the advance);
+    ///   ``VirtualLoopError/notSettled(within:)`` when the loop stays busy past ``settleLimit``.
     ///   Called from one of the loop's own callouts it traps, with a message: it would wait for
     ///   itself.
     public func advance(to instant: ContinuousClock.Instant) throws(VirtualLoopError) {
@@ -41,7 +44,8 @@ extension VirtualLoop {
     /// ready source pending, no timer due. Time does not move; a repeating timer does not keep
     /// it busy (it is due at a later instant once it fired).
     ///
-    /// - Throws: ``VirtualLoopError/ended`` when the loop ended first. Called from one of the
+    /// - Throws: ``VirtualLoopError/ended`` when the loop ended first;
+    ///   ``VirtualLoopError/notSettled(within:)`` when it stays busy past ``settleLimit``. Called from one of the
     ///   loop's own callouts it traps, with a message: it would wait for itself.
     public func runUntilIdle() throws(VirtualLoopError) {
         trapOnLoopThread("runUntilIdle()")
@@ -78,13 +82,18 @@ extension VirtualLoop {
 
     /// Waits until the loop sleeps with nothing to do now (in a sleep after the one counted
     /// `after`), with no work that will end that sleep: a wake claimed and not yet delivered,
-    /// or a block or signal another thread posted.
+    /// or a block or signal another thread posted. Gives up after ``settleLimit`` of real time.
     private func settle(after sleeps: UInt64? = nil) throws(VirtualLoopError) -> VirtualTime.Settled {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(VirtualTime.nanosecondsRoundedUp(settleLimit)))
         var after = sleeps
         while true {
-            guard let settled = time.waitUntilSettled(after: after) else { throw .ended }
-            guard loop.hasWorkWhileAsleep else { return settled }
-            after = settled.sleeps
+            switch time.waitUntilSettled(after: after, deadline: deadline) {
+            case .ended: throw .ended
+            case .timedOut: throw .notSettled(within: settleLimit)
+            case let .settled(settled):
+                guard loop.hasWorkWhileAsleep else { return settled }
+                after = settled.sleeps
+            }
         }
     }
 

@@ -20,12 +20,16 @@ import RunLoopKit
 /// ```
 ///
 /// What reads the loop's clock follows virtual time: timers' instants (make them from
-/// ``now``), run timeouts, `Loop.sleep(for:tolerance:)`, ``clock``. What reads the real clock
-/// does not: `Loop.main` and `@MainActor` work; `Task.sleep` (pass ``clock`` to code that takes
-/// a clock); a `Loop.Timer` made with `after:`, which counts from the real `.now` when it is
-/// made (on a virtual loop, that instant is read as virtual time: make timers from ``now``
-/// instead); and the loop's statistics of time asleep, awake and late, which read the real
-/// clock.
+/// ``now``), a `Loop.Timer` made with `after:` (its delay counts from the loop's time when it is
+/// first added), `perform(after:in:_:)`, run timeouts, `Loop.sleep(for:tolerance:)`, ``clock``,
+/// the loop's statistics (time asleep and awake, timer lateness: time moves only while the loop
+/// sleeps, so its time awake stays zero) and `debugDescription`'s "fires in". What reads the
+/// real clock does not: `Loop.main` and `@MainActor` work; `Task.sleep` (pass ``clock`` to code
+/// that takes a clock); and a `StallMonitor`, which watches for callouts that take real time
+/// (on virtual time a callout takes none).
+///
+/// Descriptor sources work as on any loop; ``ScriptedDescriptor`` gives a test a real
+/// descriptor whose readiness it sets.
 ///
 /// Many virtual loops may run in one process, each with its own time.
 public final class VirtualLoop: Sendable {
@@ -35,22 +39,32 @@ public final class VirtualLoop: Sendable {
     let time: VirtualTime
     /// Held by an advance from start to end: advances from several threads take turns.
     let advancing = Lock(())
+    /// How long, in real time, an advance or ``runUntilIdle()`` waits for the loop to be idle
+    /// at each instant before it throws ``VirtualLoopError/notSettled(within:)``: a loop that
+    /// never settles fails the test in seconds instead of hanging it.
+    public let settleLimit: Duration
 
     /// Starts a thread whose loop runs on virtual time, over the build's default backend.
     ///
     /// Virtual time starts at the real instant of this call.
-    /// - Parameter name: the thread's name.
+    /// - Parameters:
+    ///   - name: the thread's name.
+    ///   - settleLimit: how long in real time to wait for the loop to be idle at each instant
+    ///     of an advance (see ``settleLimit``); positive.
     /// - Throws: `BackendError` when the backend cannot start; `SystemError` when the thread
     ///   cannot.
-    public convenience init(name: String = "VirtualLoop") throws {
-        try self.init(name: name, backend: .default)
+    public convenience init(name: String = "VirtualLoop", settleLimit: Duration = .seconds(10)) throws {
+        try self.init(name: name, backend: .default, settleLimit: settleLimit)
     }
 
     /// Starts a thread whose loop runs on virtual time, over `backend`.
     ///
     /// - Throws: `BackendError.notBuiltIn(_:)` for a kind this build does not have;
     ///   `BackendError` when the backend cannot start; `SystemError` when the thread cannot.
-    public init(name: String = "VirtualLoop", backend: BackendKind) throws {
+    ///   A `settleLimit` that is not positive traps with a message.
+    public init(name: String = "VirtualLoop", backend: BackendKind, settleLimit: Duration = .seconds(10)) throws {
+        trap(unless: settleLimit > .zero, "VirtualLoop: settleLimit must be positive, not \(settleLimit)")
+        self.settleLimit = settleLimit
         let factory = try backend.requireFactory()
         let time = VirtualTime()
         thread = try LoopThread(name: name) {

@@ -81,7 +81,7 @@ final class VirtualTime: Sendable {
 
     /// The loop's clock: this time, read without a lock.
     var loopClock: LoopClock {
-        LoopClock { [self] in now }
+        LoopClock(now: { [self] in now }, origin: base)
     }
 
     /// `duration` in nanoseconds, rounded up; saturating (292 years is as far as time goes).
@@ -150,21 +150,31 @@ final class VirtualTime: Sendable {
         let deadline: Int64?
     }
 
+    /// How a wait for the loop to settle ended.
+    enum SettleOutcome {
+        case settled(Settled)
+        /// The loop's thread ended first: nothing will settle again.
+        case ended
+        /// The deadline passed first.
+        case timedOut
+    }
+
     /// Waits until the loop sleeps with nothing to do now, in a sleep begun after the one
-    /// counted `after` (`nil`: any); returns `nil` when the loop's thread ended first.
-    func waitUntilSettled(after: UInt64? = nil) -> Settled? {
+    /// counted `after` (`nil`: any), or until the loop's thread ended, or until `deadline`.
+    func waitUntilSettled(after: UInt64? = nil, deadline: DispatchTime) -> SettleOutcome {
         while true {
             let semaphore = DispatchSemaphore(value: 0)
-            let outcome: Settled?? = state.withLock { state in
-                if state.hasEnded { return .some(nil) }
+            let outcome: SettleOutcome? = state.withLock { state in
+                if state.hasEnded { return .ended }
                 if state.isSettled, after.map({ state.sleeps > $0 }) ?? true, !Self.anyReady(state.descriptors) {
-                    return .some(Settled(sleeps: state.sleeps, deadline: state.deadline))
+                    return .settled(Settled(sleeps: state.sleeps, deadline: state.deadline))
                 }
                 state.waiters.append(semaphore)
-                return .none
+                return nil
             }
             if let outcome { return outcome }
-            semaphore.wait()
+            // A waiter that gave up stays in the list until the next change signals it: harmless.
+            if semaphore.wait(timeout: deadline) == .timedOut { return .timedOut }
         }
     }
 

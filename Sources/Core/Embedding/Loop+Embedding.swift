@@ -143,7 +143,7 @@ extension Loop {
             // (a deadline within the lag counts as reached): one more pass, no wait.
             deadline: plan.deadline.map(QueueTime.instant), window: .nanoseconds(plan.tolerance),
             isReady: !plan.sleeps)
-        local.hostWait = (mode, wait.isReady ? nil : Nanoseconds.now())
+        local.hostWait = (mode, wait.isReady ? nil : instruments.countedNow())
         return wait
     }
 

@@ -17,6 +17,10 @@ extension Loop {
             /// A next-fire instant set while the callback runs (inside it or from another
             /// thread); applied when it returns, in place of the automatic advance.
             var instantSetWhileFiring: ContinuousClock.Instant?
+            /// The delay of a timer made with `after:`, until it is first added or re-armed:
+            /// on a loop whose clock is not the real one (a virtual loop), it counts from that
+            /// loop's time when first added, not from the real time it was made.
+            var delayUntilAdded: Duration?
         }
 
         /// The repeat interval; `nil` for a one-shot timer.
@@ -91,6 +95,10 @@ extension Loop {
 
         /// Creates a timer that fires `after` from now, then every `repeating` if given.
         ///
+        /// "Now" is the real time of this call. On a loop whose clock is not the real one (a
+        /// virtual loop, `RunLoopKitTesting`), the delay counts from the loop's time when the
+        /// timer is first added, unless ``nextFireInstant`` was set before.
+        ///
         /// - Throws: ``ArgumentError`` naming `after`, `repeating` or `tolerance` when refused.
         public convenience init(
             after delay: Duration,
@@ -102,6 +110,7 @@ extension Loop {
             if let interval { try Timer.validate(interval: interval, argument: "repeating") }
             try self.init(
                 fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
+            state.withLock { $0.delayUntilAdded = delay }
         }
 
         /// The instant the timer fires next.
@@ -116,6 +125,7 @@ extension Loop {
             get { state.withLock { $0.fireInstant } }
             set {
                 rearm { state in
+                    state.delayUntilAdded = nil
                     if state.isFiring {
                         state.instantSetWhileFiring = newValue
                         return false

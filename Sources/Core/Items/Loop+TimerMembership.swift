@@ -25,6 +25,12 @@ extension Loop {
             // A timer never bound is in no mode: joining needs no look for it in each mode's table.
             let wasBound = timerState.isBound
             timerState.isBound = true
+            // A timer made with `after:` counts its delay from a virtual loop's time when it joins
+            // (the moment T1 reads for a past instant).
+            if let delay = timerState.delayUntilAdded {
+                timerState.delayUntilAdded = nil
+                if !clock.readsRealTime { timerState.fireInstant = now + delay }
+            }
             timerState.loop = WeakLoop(loop: self)
             if timer.addSequence.load(ordering: .relaxed) == 0 {
                 timer.addSequence.store(Ordinal.next(), ordering: .relaxed)

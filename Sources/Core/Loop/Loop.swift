@@ -34,9 +34,9 @@ public final class Loop: Sendable, CustomStringConvertible {
     let local = ThreadLocalState()
     #endif
     /// The statistics and what stall monitors read, recorded by the pass (see ``PassInstruments``).
-    let instruments = PassInstruments()
-    /// Where the loop reads the time.
-    let clock: LoopClock
+    let instruments: PassInstruments
+    /// Where the loop reads the time (the NIO adapter reads it too, to follow a virtual clock).
+    package let clock: LoopClock
     /// What a pass reads without the lock to skip work there is none of; see ``PassHints``
     /// for who raises and lowers each, under which lock.
     let hints = PassHints()
@@ -69,6 +69,7 @@ public final class Loop: Sendable, CustomStringConvertible {
         self.hostDescriptorOffer = HostDescriptorOffer(backend.embedding)
         self.isMain = isMain
         self.clock = clock
+        self.instruments = PassInstruments(clock: clock)
         let gate = SleepGate(waker: backend.waker)
         self.sleep = gate
         var initial = LoopState()

@@ -49,7 +49,7 @@ final class LoopCounters: Sendable {
 
     func countDescriptorEvents(_ count: Int) { bump(descriptorEvents, by: UInt64(count)) }
 
-    /// Adds the time from `start` to `end` (``Nanoseconds/now()``) to the time asleep
+    /// Adds the time from `start` to `end` (the loop's clock, ``PassInstruments``) to the time asleep
     /// (`asleep`) or awake.
     func add(from start: Int64, to end: Int64, asleep: Bool) {
         let nanoseconds = UInt64(max(0, end &- start))

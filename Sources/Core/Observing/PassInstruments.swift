@@ -9,6 +9,10 @@ import Synchronization
 /// a pass ended. Each call is a few relaxed stores; a clock is read only where the statistics'
 /// time awake and asleep need it, and otherwise only while a stall monitor watches.
 ///
+/// The statistics count time on the loop's clock; a stall monitor watches real time, since a
+/// callout takes real time on any clock (on a virtual one, time moves only while the loop
+/// sleeps). On the real clock (``LoopClock/readsRealTime``) one reading serves both.
+///
 /// Only the loop's thread calls it (debug builds check); other threads read ``counters`` and
 /// ``progress``.
 final class PassInstruments: @unchecked Sendable {
@@ -25,9 +29,17 @@ final class PassInstruments: @unchecked Sendable {
     /// another thread's; each check would cost a runtime call per phase.)
     @exclusivity(unchecked) private var stamp: UInt64 = 0
     @exclusivity(unchecked) private var place: UInt8 = 0
-    /// Since when (``Nanoseconds/now()``) the loop has been awake in its outermost run (`nil`:
+    /// Since when (``counted(_:)``) the loop has been awake in its outermost run (`nil`:
     /// not running), for the statistics' time awake.
     @exclusivity(unchecked) private var awakeSince: Int64?
+    /// The loop's clock when it is not the real one (``LoopClock/nanoseconds``), for the
+    /// statistics' time awake and asleep; `nil` on the real clock, which
+    /// ``Nanoseconds/now()`` reads directly.
+    private let virtualNanoseconds: (@Sendable () -> Int64)?
+
+    init(clock: LoopClock) {
+        virtualNanoseconds = clock.readsRealTime ? nil : clock.nanoseconds
+    }
 
     #if DEBUG
     /// The loop's thread, bound on first use.
@@ -42,7 +54,7 @@ final class PassInstruments: @unchecked Sendable {
     func enterRun(outermost: Bool) -> UInt8 {
         assertLoopThread()
         let enteredAt = Nanoseconds.now()
-        if outermost { awakeSince = enteredAt }
+        if outermost { awakeSince = counted(enteredAt) }
         let enclosing = place
         beginStretch(at: enteredAt, place: Loop.place(.entry))
         return enclosing
@@ -53,7 +65,7 @@ final class PassInstruments: @unchecked Sendable {
         assertLoopThread()
         let exitedAt = Nanoseconds.now()
         if outermost, let awakeSince {
-            counters.add(from: awakeSince, to: exitedAt, asleep: false)
+            counters.add(from: awakeSince, to: counted(exitedAt), asleep: false)
             self.awakeSince = nil
         }
         beginStretch(at: exitedAt, place: enclosing)
@@ -103,13 +115,14 @@ final class PassInstruments: @unchecked Sendable {
     }
 
     /// The loop goes to sleep: its time awake so far is counted, and its stretch of work ends.
-    /// Returns when it fell asleep, for ``accountWake(sleptAt:)``.
+    /// Returns when it fell asleep (``counted(_:)``), for ``accountWake(sleptAt:)``.
     func fallAsleep() -> Int64 {
         assertLoopThread()
         let time = Nanoseconds.now()
-        if let awakeSince { counters.add(from: awakeSince, to: time, asleep: false) }
+        let sleptAt = counted(time)
+        if let awakeSince { counters.add(from: awakeSince, to: sleptAt, asleep: false) }
         beginStretch(at: time, place: 0)
-        return time
+        return sleptAt
     }
 
     /// The loop slept from `sleptAt` until now: counted as time asleep; it is awake from now on,
@@ -117,14 +130,27 @@ final class PassInstruments: @unchecked Sendable {
     func accountWake(sleptAt: Int64) {
         assertLoopThread()
         let wokeAt = Nanoseconds.now()
-        counters.add(from: sleptAt, to: wokeAt, asleep: true)
-        awakeSince = wokeAt
+        let counted = counted(wokeAt)
+        counters.add(from: sleptAt, to: counted, asleep: true)
+        awakeSince = counted
         beginStretch(at: wokeAt, place: Loop.place(.afterWaiting))
     }
 
-    /// A host's wait (``Loop/prepareForHost(in:)``) that slept since `asleepSince` ended.
+    /// A host's wait (``Loop/prepareForHost(in:)``) that slept since `asleepSince`
+    /// (``countedNow()``) ended.
     func hostWaitEnded(asleepSince: Int64) {
-        counters.add(from: asleepSince, to: Nanoseconds.now(), asleep: true)
+        counters.add(from: asleepSince, to: countedNow(), asleep: true)
+    }
+
+    /// The time as the statistics count it: the loop's clock.
+    func countedNow() -> Int64 { virtualNanoseconds?() ?? Nanoseconds.now() }
+
+    /// `real`, a reading of ``Nanoseconds/now()``, as the statistics count time: itself on the
+    /// real clock, the loop's clock read now on a virtual one.
+    @inline(__always)
+    private func counted(_ real: Int64) -> Int64 {
+        guard let virtualNanoseconds else { return real }
+        return virtualNanoseconds()
     }
 
     /// A pass ends: counted, and when its wait slept, so is why the wait ended.

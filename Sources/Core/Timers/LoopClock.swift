@@ -17,12 +17,23 @@ package struct LoopClock: Sendable {
     /// deadline that close is treated as reached by the sleep decision, which polls instead
     /// of sleeping for what would be less than the lag (see `decideSleep`).
     package let lag: Int64
+    /// Whether this is the real clock (``continuous``). On any other clock, what would read the
+    /// real time reads this one instead: the statistics' time asleep and awake, and a timer made
+    /// with a delay (`Timer(after:)`) counts it from the loop's time when first added.
+    package let readsRealTime: Bool
+    /// Where a virtual clock's time began, if it says: what a SwiftNIO deadline on the loop's
+    /// event loop counts from (as an `EmbeddedEventLoop`'s count from zero). `nil` on the real
+    /// clock.
+    package let origin: ContinuousClock.Instant?
 
-    /// A clock whose time is `now()`; its ``nanoseconds`` are `now()` rounded down.
-    package init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
+    /// A clock whose time is `now()` (a virtual clock: not ``readsRealTime``), which began at
+    /// `origin` if given; its ``nanoseconds`` are `now()` rounded down.
+    package init(now: @escaping @Sendable () -> ContinuousClock.Instant, origin: ContinuousClock.Instant? = nil) {
         self.now = now
         self.nanoseconds = { QueueTime.nanosecondsRoundedDown(now()) }
         self.lag = 0
+        self.readsRealTime = false
+        self.origin = origin
     }
 
     private init(
@@ -32,6 +43,8 @@ package struct LoopClock: Sendable {
         self.now = now
         self.nanoseconds = nanoseconds
         self.lag = lag
+        self.readsRealTime = true
+        self.origin = nil
     }
 
     /// `ContinuousClock`, the clock of every loop outside Core's tests: its nanoseconds are
