@@ -269,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "NIOAdapterTests",
             dependencies: [
-                "RunLoopKitNIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "RunLoopKitNIO", "RunLoopKitTesting", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/NIOAdapterTests"

@@ -87,7 +87,8 @@ enum DeadlineConversion {
         return (boot - after, boot - before)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
+    /// `duration` in whole nanoseconds, rounded toward zero.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

@@ -6,7 +6,7 @@ extension LoopEventLoop {
     ///
     /// The task runs on a one-shot loop timer at the loop-clock instant matching `deadline`
     /// (NIO's deadlines are `CLOCK_MONOTONIC`, the loop's timers `CLOCK_BOOTTIME`); it never runs
-    /// before `deadline` by `NIODeadline.now()`. Tasks scheduled for one deadline run in the
+    /// before `deadline` by ``now``, which on a loop on virtual time is the loop's time. Tasks scheduled for one deadline run in the
     /// order they were scheduled. `Scheduled.cancel()` before it runs invalidates the timer,
     /// releases `task` (and all it captures) and fails the future with
     /// `EventLoopError.cancelled`. If the loop's thread ends first (or has ended), the future
@@ -16,7 +16,8 @@ extension LoopEventLoop {
     public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         let promise = makePromise(of: T.self)
         let scheduled = ScheduledLoopTask(
-            deadline: deadline, work: ScheduledClosure(body: task, promise: promise), loop: loop, afterEnd: afterEnd)
+            deadline: deadline, work: ScheduledClosure(body: task, promise: promise), loop: loop, afterEnd: afterEnd,
+            deadlines: deadlines)
         guard afterEnd.register(scheduled) else {
             promise.fail(EventLoopError.shutdown)
             return Scheduled(promise: promise, cancellationTask: {})
@@ -26,10 +27,11 @@ extension LoopEventLoop {
     }
 
     /// Runs `task` on the loop's thread, in its common modes, once `delay` has passed:
-    /// ``scheduleTask(deadline:_:)`` at `NIODeadline.now() + delay`.
+    /// ``scheduleTask(deadline:_:)`` at ``now`` `+ delay` (on a loop on virtual time, `delay`
+    /// of the loop's time).
     @discardableResult
     public func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
-        scheduleTask(deadline: .now() + delay, task)
+        scheduleTask(deadline: now + delay, task)
     }
 
     /// Calls `handler.handleScheduledCallback(eventLoop:)` on the loop's thread, in its common
@@ -53,18 +55,18 @@ extension LoopEventLoop {
     ) throws -> NIOScheduledCallback {
         let scheduled = ScheduledLoopTask(
             deadline: deadline, work: ScheduledCallbackWork(handler: handler, eventLoop: self), loop: loop,
-            afterEnd: afterEnd)
+            afterEnd: afterEnd, deadlines: deadlines)
         guard afterEnd.register(scheduled) else { throw EventLoopError.shutdown }
         scheduled.arm()
         return NIOScheduledCallback(self, id: scheduled.id)
     }
 
-    /// Calls ``scheduleCallback(at:handler:)`` at `NIODeadline.now() + amount`.
+    /// Calls ``scheduleCallback(at:handler:)`` at ``now`` `+ amount`.
     @discardableResult
     public func scheduleCallback(
         in amount: TimeAmount, handler: some (NIOScheduledCallbackHandler & Sendable)
     ) throws -> NIOScheduledCallback {
-        try scheduleCallback(at: .now() + amount, handler: handler)
+        try scheduleCallback(at: now + amount, handler: handler)
     }
 
     /// Cancels a callback from ``scheduleCallback(at:handler:)``: its handler's

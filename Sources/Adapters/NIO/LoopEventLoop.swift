@@ -31,11 +31,20 @@ public final class LoopEventLoop: EventLoop, LoopAttachment, CustomStringConvert
     /// What outlives the loop's thread: the scheduled tasks not yet run (the work that reached
     /// the loop too late goes to the ended loop's executor).
     let afterEnd: AfterEnd
+    /// NIO's time on this loop: the real clock, or a virtual loop's own (see ``DeadlineClock``).
+    let deadlines: DeadlineClock
 
     init(loop: Loop) {
         self.loop = loop
         afterEnd = AfterEnd(loop: loop)
+        deadlines = DeadlineClock(loop: loop)
     }
+
+    /// The current time as this event loop's deadlines count it: `NIODeadline.now()`; on a
+    /// loop on virtual time (`RunLoopKitTesting`'s `VirtualLoop`), the loop's time, counted from
+    /// when that loop was made, as an `EmbeddedEventLoop`'s counts from zero. Safe to read from
+    /// any thread.
+    public var now: NIODeadline { deadlines.now }
 
     /// The adapter and its loop, for messages: `LoopEventLoop(Loop(epoll, main))`.
     public var description: String { "LoopEventLoop(\(loop))" }

@@ -34,10 +34,11 @@ final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
     let id: UInt64
     private let loop: Loop
     private let afterEnd: AfterEnd
+    private let deadlines: DeadlineClock
     private let phase: Lock<Phase>
 
-    init(deadline: NIODeadline, work: Work, loop: Loop, afterEnd: AfterEnd) {
-        (self.deadline, self.loop, self.afterEnd) = (deadline, loop, afterEnd)
+    init(deadline: NIODeadline, work: Work, loop: Loop, afterEnd: AfterEnd, deadlines: DeadlineClock) {
+        (self.deadline, self.loop, self.afterEnd, self.deadlines) = (deadline, loop, afterEnd, deadlines)
         self.id = afterEnd.nextTaskID()
         self.phase = Lock(.pending(work, nil))
     }
@@ -47,7 +48,7 @@ final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
     func arm(at instant: ContinuousClock.Instant? = nil) {
         let timer: Loop.Timer
         do {
-            timer = try Loop.Timer(fireAt: instant ?? DeadlineConversion.instant(for: deadline)) { [self] _ in
+            timer = try Loop.Timer(fireAt: instant ?? deadlines.instant(for: deadline)) { [self] _ in
                 fire()
             }
         } catch {
@@ -66,9 +67,9 @@ final class ScheduledLoopTask<Work: ScheduledWork>: PendingScheduledTask {
 
     /// The timer fired, on the loop's thread: runs the task unless it is done, or waits for the
     /// rest of the deadline if the monotonic clock says it is not due yet (never early; only
-    /// after a suspend the conversion has not seen yet).
+    /// after a suspend the conversion has not seen yet; on virtual time, never).
     private func fire() {
-        guard NIODeadline.now() >= deadline else { return arm(at: DeadlineConversion.restOf(deadline)) }
+        guard deadlines.now >= deadline else { return arm(at: deadlines.restOf(deadline)) }
         guard let work = take() else { return }
         afterEnd.unregister(self)
         work.run()
