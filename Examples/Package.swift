@@ -1,8 +1,12 @@
 // swift-tools-version: 6.2
 // RunLoopKit's examples: a package of their own, so that a package depending on RunLoopKit
-// gets the library and nothing of these. Each example is one executable; run it from the
-// repository root:
+// gets the library and nothing of these. Each example in Sources/ is one executable; run it from
+// the repository root:
 //   swift run --package-path Examples observer-activities
+//
+// Libraries/ holds three small libraries as a user would write them on a loop (a debounce, a
+// retry with back-off, a heartbeat), tested on virtual time (RunLoopKitTesting) in Tests/:
+//   swift test --package-path Examples
 //
 // The backend traits are passed through to RunLoopKit: `Epoll` by default (no C library
 // needed); `--traits Epoll,URing,Libevent,GLib` builds all four, so that `tour uring`,
@@ -136,6 +140,20 @@ let package = Package(
             name: "GTKApplication",
             dependencies: ["CGtk", "RunLoopKit", .product(name: "RunLoopKitGLib", package: "RunLoopKit")],
             swiftSettings: [.unsafeFlags((gtkIncludeFlags ?? []).flatMap { ["-Xcc", $0] })]
+        ),
+        // Code a user writes on a loop, each piece tested in virtual time in ExamplesTests: a
+        // debounce, a retry with exponential back-off and jitter, a heartbeat that declares a
+        // silent peer dead. Libraries, so outside Sources/ (which holds the executables).
+        .target(name: "DebounceExample", dependencies: ["RunLoopKit"], path: "Libraries/DebounceExample"),
+        .target(name: "RetryExample", dependencies: ["RunLoopKit"], path: "Libraries/RetryExample"),
+        .target(name: "HeartbeatExample", dependencies: ["RunLoopKit"], path: "Libraries/HeartbeatExample"),
+        // Their tests, on a VirtualLoop: minutes of each in milliseconds.
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: [
+                "DebounceExample", "RetryExample", "HeartbeatExample", "RunLoopKit",
+                .product(name: "RunLoopKitTesting", package: "RunLoopKit"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -50,3 +50,30 @@ for dir in Examples/Sources/*/; do
         fi
     done
 done
+
+echo "== The examples' tests (Examples/Tests: a debounce, a retry, a heartbeat, on virtual time)"
+# Their own folder, .build-examples-tests: test discovery reads the index store, which the builds
+# in .build-plain go without (turning it on there would rebuild everything in it, SwiftNIO
+# included, and the next step's build again). The tests' product needs only RunLoopKit and the
+# three libraries (Examples/Libraries), so that is all this builds. check_warnings looks at
+# Examples/Sources only: the libraries' and the tests' warnings are looked for here.
+rm -f .build-examples-tests/debug.yaml
+build --package-path Examples --scratch-path "$PWD/.build-examples-tests" --traits "$traits" "${debug_flags[@]}" \
+    --product RunLoopKitExamplesPackageTests
+if grep -E "^$PWD/Examples/(Libraries|Tests)/.*warning:" "$log" | sort -u | grep .; then
+    echo "test: the examples' libraries or tests have warnings (above); they build without warnings" >&2
+    exit 1
+fi
+# Each test covers minutes of virtual time in milliseconds of real time. A failure fails the
+# step; each test has a time limit of a minute, and the run a timeout of its own, in case a call
+# blocks for good (an advance that never returns).
+start=${EPOCHREALTIME/./}
+if timeout 300 swift test --package-path Examples --scratch-path "$PWD/.build-examples-tests" --traits "$traits" \
+    "${debug_flags[@]}" --skip-build >"$log" 2>&1; then
+    grep "Test run with" "$log" || true
+    echo "ok: the examples' tests ($(format_duration $((${EPOCHREALTIME/./} - start))))"
+else
+    cat "$log"
+    echo "test: the examples' tests failed (above)" >&2
+    exit 1
+fi
