@@ -210,7 +210,8 @@ let package = Package(
         // pipes, counters, references, a seeded random generator; built on the conformance kit's
         // support (its thread, gate and pipe), not a copy of it.
         .target(
-            name: "TestSupport", dependencies: ["RunLoopKit", "RunLoopKitBackendConformance", "CTestSupport"],
+            name: "TestSupport",
+            dependencies: ["RunLoopKit", "RunLoopKitBackendConformance", "RunLoopKitTesting", "CTestSupport"],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "ConformanceTests",

@@ -32,7 +32,8 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
     public var description: String { "\(what) (\(fileID):\(line)) did not finish within \(deadline)" }
 }
 
-/// 1. Runs `body` on a new thread that owns a new loop of `backend`, joins the thread (so the
+/// 1. Runs `body` on a new thread that owns a new loop of `backend` (on this run's time:
+/// ``TestLoopTime``), joins the thread (so the
 /// loop has been torn down when this returns) and returns the body's value; throws what `body`
 /// or the loop's creation threw, or ``DeadlineExceeded`` naming the caller's line when the
 /// thread has not finished within `deadline` (it is then left behind).
@@ -49,7 +50,7 @@ public func onLoopThread<T: Sendable>(
     try await offThePool(within: deadline + .seconds(60), fileID: fileID, line: line) {
         let outcome = Lock<Result<T, any Error>?>(nil)
         let thread = try TestThread(name: "loop") {
-            outcome.withLock { $0 = Result { try body(try Loop.current(backend: backend)) } }
+            outcome.withLock { $0 = Result { try body(try TestLoopTime.makeLoop(backend)) } }
         }
         guard thread.join(within: deadline) else {
             throw DeadlineExceeded("onLoopThread's body", deadline: deadline, fileID: fileID, line: line)

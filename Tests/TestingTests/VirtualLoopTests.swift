@@ -246,3 +246,23 @@ struct VirtualLoopTimeTests {
         #expect(record.all == ["loop.sleep +5s", "clock.sleep +10s"])
     }
 }
+
+/// The example at the top of the article "Testing code that runs on a loop", as written there.
+@Suite("VirtualLoop: the article's example", .timeLimit(.minutes(1)))
+struct VirtualLoopArticleExampleTests {
+    @Test func retryBacksOff() throws {
+        let virtual = try VirtualLoop()
+        defer { virtual.stop() }
+        let attempts = Mutex<[Duration]>([])
+        let start = virtual.now
+        // The code under test: tries again after 1, 2, 4 … seconds.
+        @Sendable func attempt(_ number: Int) {
+            attempts.withLock { $0.append(virtual.now - start) }
+            guard number < 5 else { return }
+            virtual.loop.perform(after: .seconds(1 << (number - 1))) { attempt(number + 1) }
+        }
+        virtual.loop.perform { attempt(1) }
+        try virtual.advance(by: .seconds(60)) // at once
+        #expect(attempts.withLock { $0 } == [.zero, .seconds(1), .seconds(3), .seconds(7), .seconds(15)])
+    }
+}

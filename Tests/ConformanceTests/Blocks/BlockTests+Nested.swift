@@ -41,7 +41,7 @@ extension BlockTests {
     /// B2: the nested run slept until its timeout and ended `timedOut`.
     @Test(
         "a mode made common wakes a run nested in a block for the blocks the outer drain took",
-        arguments: backends)
+        .realTimeOnly(.otherThreadWhileAsleep), arguments: backends)
     func commonModeWakesNestedRunForTakenBlocks(_ backend: BackendKind) async throws {
         let (_, trace) = try await traced(backend) { loop, trace in
             // Keeps "x" from being empty; never fires during the test.

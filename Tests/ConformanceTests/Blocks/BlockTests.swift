@@ -101,7 +101,9 @@ struct BlockTests {
         #expect(trace.all == ["ran"])
     }
 
-    @Test("a block posted from another thread wakes the sleeping loop", arguments: backends)
+    @Test(
+        "a block posted from another thread wakes the sleeping loop", .realTimeOnly(.otherThreadWhileAsleep),
+        arguments: backends)
     func performWakes(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let (keepAlive, _) = try keepAliveSource()

@@ -71,7 +71,8 @@ extension ModeTests {
         #expect(problems == [])
     }
     @Test(
-        "a block queued for the common modes wakes a loop asleep in a mode made common meanwhile", arguments: backends)
+        "a block queued for the common modes wakes a loop asleep in a mode made common meanwhile",
+        .realTimeOnly(.otherThreadWhileAsleep), arguments: backends)
     func commonBlockWakesLoopInNewCommonMode(_ backend: BackendKind) async throws {
         let (result, trace) = try await traced(backend) { (loop, trace) -> Loop.RunResult in
             loop.perform(in: [.common]) {

@@ -30,7 +30,7 @@ extension TimerTests {
             let trace = Trace()
             let mode: Loop.Mode = "running"
             try await onLoopThread(backend) { loop in
-                let due = ContinuousClock.now
+                let due = loop.now
                 let t = try Loop.Timer(fireAt: due, tolerance: tolerance) { _ in
                     trace("T")
                     loop.stop() // Ends the nested run: it served T.

@@ -15,10 +15,10 @@ struct TimerTests {
             // was added if that came later (a thread descheduled that long: a past instant
             // means now).
             let armed = Lock<ContinuousClock.Instant?>(nil)
-            let timer = try Loop.Timer(fireAt: .now + .milliseconds(2)) { timer in
-                let due = armed.withLock { $0 } ?? .now
+            let timer = try Loop.Timer(fireAt: loop.now + .milliseconds(2)) { timer in
+                let due = armed.withLock { $0 } ?? loop.now
                 trace(
-                    "fired valid=\(timer.isValid) early=\(ContinuousClock.now < due) reads-served=\(timer.nextFireInstant == due)"
+                    "fired valid=\(timer.isValid) early=\(loop.now < due) reads-served=\(timer.nextFireInstant == due)"
                 )
             }
             loop.add(timer, to: .default)
@@ -34,13 +34,13 @@ struct TimerTests {
     func pastInstantClamped(_ backend: BackendKind) async throws {
         let (anchoredAfterAdd, served) = try await onLoopThread(backend) { loop in
             let served = Lock<[ContinuousClock.Instant]>([])
-            let timer = try Loop.Timer(fireAt: .now - .seconds(10), interval: .milliseconds(1)) { timer in
+            let timer = try Loop.Timer(fireAt: loop.now - .seconds(10), interval: .milliseconds(1)) { timer in
                 let count = served.withLock {
                     $0.append(timer.nextFireInstant); return $0.count
                 }
                 if count == 3 { timer.invalidate() }
             }
-            let beforeAdd = ContinuousClock.now
+            let beforeAdd = loop.now
             loop.add(timer, to: .default)
             let anchor = timer.nextFireInstant
             loop.run(timeout: generousDeadline)
@@ -54,7 +54,7 @@ struct TimerTests {
 
     @Test(
         "a repeating timer that missed instants fires once, then moves to the next grid instant in the future",
-        arguments: backends)
+        .realTimeOnly(.calloutTakesTime), arguments: backends)
     func missedFiresSkipped(_ backend: BackendKind) async throws {
         let (fires, next, returned, anchor) = try await onLoopThread(backend) { loop in
             let interval = Duration.milliseconds(2)
@@ -125,11 +125,11 @@ struct TimerTests {
     func dueDuringCallbacksWaits(_ backend: BackendKind) async throws {
         let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
-            let second = try Loop.Timer(fireAt: .now + .seconds(3600)) { _ in trace("second") }
+            let second = try Loop.Timer(fireAt: loop.now + .seconds(3600)) { _ in trace("second") }
             loop.add(second, to: .default)
             let first = try Loop.Timer(after: .zero) { _ in
                 trace("first")
-                second.nextFireInstant = .now
+                second.nextFireInstant = loop.now
                 let busyUntil = ContinuousClock.now + .milliseconds(1)
                 while ContinuousClock.now < busyUntil {}
             }
@@ -160,7 +160,7 @@ struct TimerTests {
                 let fire = fires.add(1, ordering: .relaxed).newValue
                 trace("fire \(fire) in pass \(passes.load(ordering: .relaxed))")
                 if fire == 1 {
-                    timer.nextFireInstant = instant == "a past instant" ? .now - .seconds(1) : timer.nextFireInstant
+                    timer.nextFireInstant = instant == "a past instant" ? loop.now - .seconds(1) : timer.nextFireInstant
                 } else {
                     timer.invalidate()
                 }
@@ -178,26 +178,30 @@ struct TimerTests {
             loop.add(timer, to: .default)
             let last = timer.nextFireInstant
             timer.invalidate()
-            timer.nextFireInstant = .now
+            timer.nextFireInstant = loop.now
             return timer.nextFireInstant == last && !timer.isValid
         }
         #expect(kept)
     }
 
-    @Test("re-arming a timer from another thread wakes the sleeping loop", arguments: backends)
+    @Test(
+        "re-arming a timer from another thread wakes the sleeping loop", .realTimeOnly(.otherThreadWhileAsleep),
+        arguments: backends)
     func rearmFromAnotherThread(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
             loop.add(timer, to: .default)
             onceAsleep(loop) {
-                timer.nextFireInstant = .now
+                timer.nextFireInstant = loop.now
             }
         }
         #expect(result == .finished)
         #expect(trace.all == ["fired"])
     }
 
-    @Test("adding a sooner timer from another thread wakes the sleeping loop", arguments: backends)
+    @Test(
+        "adding a sooner timer from another thread wakes the sleeping loop", .realTimeOnly(.otherThreadWhileAsleep),
+        arguments: backends)
     func addFromAnotherThread(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let far = try Loop.Timer(after: .seconds(3600)) { _ in }
@@ -229,10 +233,10 @@ struct TimerTests {
     func toleranceCoalesces(_ backend: BackendKind) async throws {
         let (_, trace) = try await traced(backend) { loop, trace in
             loop.record([.afterWaiting], into: trace)
-            let start = ContinuousClock.now
+            let start = loop.now
             // Wakes at 30 ms (the strict timer's instant), serving the tolerant one due at 10 ms.
             let tolerant = try Loop.Timer(fireAt: start + .milliseconds(10), tolerance: .milliseconds(200)) { _ in
-                trace("tolerant early=\(ContinuousClock.now < start + .milliseconds(10))")
+                trace("tolerant early=\(loop.now < start + .milliseconds(10))")
             }
             let strict = try Loop.Timer(fireAt: start + .milliseconds(30)) { _ in trace("strict") }
             loop.add(tolerant, to: .default)
@@ -309,7 +313,7 @@ struct TimerTests {
 
     @Test(
         "a timer invalidated from another thread while the loop sleeps never fires; the emptied run ends",
-        arguments: backends)
+        .realTimeOnly(.otherThreadWhileAsleep), arguments: backends)
     func invalidateFromAnotherThread(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let timer = try Loop.Timer(after: .seconds(3600)) { _ in trace("fired") }
@@ -342,7 +346,7 @@ struct TimerTests {
         arguments: backends)
     func tiesByAddOrder(_ backend: BackendKind) async throws {
         let (_, trace) = try await traced(backend) { loop, trace in
-            let instant = ContinuousClock.now + .milliseconds(1)
+            let instant = loop.now + .milliseconds(1)
             let madeFirst = try Loop.Timer(fireAt: instant) { _ in trace("made first, added second") }
             let madeSecond = try Loop.Timer(fireAt: instant) { _ in trace("made second, added first") }
             loop.add(madeSecond, to: .default)
@@ -365,7 +369,7 @@ struct TimerTests {
                 if count == 1 {
                     let set = Latch()
                     _ = try? TestThread {
-                        timer.nextFireInstant = .now + .milliseconds(50)
+                        timer.nextFireInstant = loop.now + .milliseconds(50)
                         set.open()
                     }
                     set.wait()

@@ -154,7 +154,9 @@ struct Version0SourceTests {
         #expect(trace.all == ["perform", "perform"])
     }
 
-    @Test("signal from another thread wakes a sleeping loop without wakeUp", arguments: backends)
+    @Test(
+        "signal from another thread wakes a sleeping loop without wakeUp", .realTimeOnly(.otherThreadWhileAsleep),
+        arguments: backends)
     func signalWakes(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let ref = WeakRef<Loop.Source>()

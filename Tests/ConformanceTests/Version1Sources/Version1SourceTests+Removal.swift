@@ -9,7 +9,7 @@ import Testing
 extension Version1SourceTests {
     @Test(
         "a socket invalidated from another thread while the loop sleeps, then closed, really closes",
-        arguments: backends)
+        .realTimeOnly(.otherThreadWhileAsleep), arguments: backends)
     func invalidateThenCloseWhileSleeping(_ backend: BackendKind) async throws {
         let (ours, peer) = try socketPair()
         defer { close(peer) }
@@ -40,7 +40,9 @@ extension Version1SourceTests {
         #expect(outcome == "end of file")
     }
 
-    @Test("a socket removed while no run is active, then closed, really closes", arguments: backends)
+    @Test(
+        "a socket removed while no run is active, then closed, really closes", .realTimeOnly(.kernelObject),
+        arguments: backends)
     func removeThenCloseWhileIdle(_ backend: BackendKind) async throws {
         let (ours, peer) = try socketPair()
         defer { close(peer) }

@@ -235,7 +235,9 @@ struct Version1SourceTests {
         #expect(trace.all == ["inner timedOut", "inner passes 1", "outer source"])
     }
 
-    @Test("a port delivers every message in order, from any thread, waking the loop", arguments: backends)
+    @Test(
+        "a port delivers every message in order, from any thread, waking the loop",
+        .realTimeOnly(.otherThreadWhileAsleep), arguments: backends)
     func portMessages(_ backend: BackendKind) async throws {
         let (result, trace) = try await tracedRun(backend) { loop, trace in
             let port = try Loop.Port<Int>()
@@ -285,7 +287,7 @@ extension Version1SourceTests {
             let source = try Loop.Source(fileDescriptor: pipe.readEnd, order: -100) { _ in
                 trace("descriptor, drained \(pipe.drain())")
             }
-            let timer = try Loop.Timer(fireAt: .now, order: 100) { _ in trace("timer") }
+            let timer = try Loop.Timer(fireAt: loop.now, order: 100) { _ in trace("timer") }
             loop.add(source, to: .default)
             loop.add(timer, to: .default)
             pipe.fill(1)
