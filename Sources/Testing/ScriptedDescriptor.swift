@@ -23,9 +23,21 @@ import Synchronization
 /// drops them), ``setWritable(_:)`` fills or empties the socket's buffer, and ``hangUp()``
 /// closes the test's end for good.
 ///
+/// ``fileDescriptor`` is blocking, as a socket is when made: code that reads until `EAGAIN`
+/// sets `O_NONBLOCK` itself, or it blocks its loop. After ``hangUp()``, a `write(2)` to it raises
+/// `SIGPIPE`, which ends the process unless the code writes with `send(_:_:_:_:)` and
+/// `MSG_NOSIGNAL` or the process ignores the signal, as for any socket whose peer is gone.
+///
 /// The scripting methods are safe from any thread; a loop watching the descriptor wakes when
-/// its readiness changes, as for any descriptor. ``close()`` (or the last reference going)
-/// closes both ends: invalidate the sources watching ``fileDescriptor`` first.
+/// its readiness changes, as for any descriptor. ``setWritable(_:)``, ``written()`` and
+/// ``hangUp()`` read or fill the stream the code writes to: call them while the code does not
+/// write (between advances, with the loop settled), or its bytes and the filler may interleave.
+///
+/// The test owns both ends: ``close()`` (or the last reference going) closes them; invalidate
+/// the sources watching ``fileDescriptor`` first. Code under test that closes ``fileDescriptor``
+/// itself (as code that owns a connection does) must be followed by
+/// ``fileDescriptorWasClosed()``, so that the number, perhaps another test's by then, is not
+/// closed twice.
 public final class ScriptedDescriptor: Sendable {
     /// The descriptor to watch: the code under test reads from it and writes to it.
     public let fileDescriptor: Int32
@@ -41,6 +53,8 @@ public final class ScriptedDescriptor: Sendable {
         var written: [UInt8] = []
         /// ``close()`` was called.
         var isClosed = false
+        /// ``fileDescriptor`` was closed by the code under test: never closed here.
+        var codeClosedIt = false
     }
 
     private let peer: Mutex<Peer>
@@ -54,9 +68,7 @@ public final class ScriptedDescriptor: Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw SystemError("socketpair", errno: errno)
         }
-        // A small outgoing buffer: filling it (setWritable(false)) takes a few writes.
-        var size: Int32 = 4096
-        _ = setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        // The socket's own buffer sizes: a descriptor like any socket's to the code under test.
         fileDescriptor = ends[0]
         peer = Mutex(Peer(descriptor: ends[1]))
     }
@@ -64,15 +76,16 @@ public final class ScriptedDescriptor: Sendable {
     deinit {
         peer.withLock { peer in
             if peer.descriptor >= 0 { _ = Glibc.close(peer.descriptor) }
-            if !peer.isClosed { _ = Glibc.close(fileDescriptor) }
+            if !peer.isClosed, !peer.codeClosedIt { _ = Glibc.close(fileDescriptor) }
         }
     }
 
     /// Sends `bytes` to ``fileDescriptor``: it is readable until the code has read them all (or
     /// ``drain()`` drops them).
     ///
-    /// Traps with a message after ``hangUp()`` or ``close()``, or when the socket's buffer is
-    /// full (more than about 200 KB unread).
+    /// Traps with a message after ``hangUp()`` or ``close()``, when the code closed
+    /// ``fileDescriptor`` (the write fails), or when the socket's buffer is full (about 200 KB
+    /// unread).
     public func send(_ bytes: [UInt8] = [0]) {
         trap(unless: !bytes.isEmpty, "ScriptedDescriptor.send(_:) with no bytes: nothing would become readable")
         peer.withLock { peer in
@@ -93,11 +106,12 @@ public final class ScriptedDescriptor: Sendable {
     /// Drops what was sent and not yet read: ``fileDescriptor`` is no longer readable (until the
     /// next ``send(_:)``). Returns the bytes dropped.
     ///
-    /// Traps with a message after ``close()``.
+    /// Traps with a message after ``close()`` or ``fileDescriptorWasClosed()``.
     @discardableResult
     public func drain() -> [UInt8] {
         peer.withLock { peer in
             trap(unless: !peer.isClosed, "ScriptedDescriptor.drain() after close()")
+            trap(unless: !peer.codeClosedIt, "ScriptedDescriptor.drain() after the code closed fileDescriptor")
             return Self.readAll(fileDescriptor)
         }
     }
@@ -107,13 +121,15 @@ public final class ScriptedDescriptor: Sendable {
     /// writable.
     ///
     /// What the code wrote before is kept for ``written()``. Traps with a message after
-    /// ``hangUp()`` or ``close()``.
+    /// ``hangUp()``, ``close()`` or ``fileDescriptorWasClosed()``.
     public func setWritable(_ writable: Bool) {
         peer.withLock { peer in
             let descriptor = Self.open(peer, "setWritable(_:)")
+            trap(
+                unless: !peer.codeClosedIt, "ScriptedDescriptor.setWritable(_:) after the code closed fileDescriptor")
             collect(&peer, from: descriptor)
             guard !writable else { return }
-            let chunk = [UInt8](repeating: 0, count: 4096)
+            let chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = chunk.withUnsafeBytes {
                     Glibc.send(fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
@@ -153,7 +169,9 @@ public final class ScriptedDescriptor: Sendable {
     public func hangUp() {
         peer.withLock { peer in
             let descriptor = Self.open(peer, "hangUp()")
-            if peer.filler == 0 { collect(&peer, from: descriptor) }
+            // Everything unread is read first (the filler dropped, the code's bytes kept): a
+            // socket closed with unread data resets the connection instead of hanging up.
+            collect(&peer, from: descriptor)
             _ = Glibc.close(descriptor)
             peer.descriptor = -1
         }
@@ -168,9 +186,20 @@ public final class ScriptedDescriptor: Sendable {
         peer.withLock { peer in
             trap(unless: !peer.isClosed, "ScriptedDescriptor.close() called twice")
             if peer.descriptor >= 0 { _ = Glibc.close(peer.descriptor) }
-            _ = Glibc.close(fileDescriptor)
+            if !peer.codeClosedIt { _ = Glibc.close(fileDescriptor) }
             peer.descriptor = -1
             peer.isClosed = true
+        }
+    }
+
+    /// Says the code under test closed ``fileDescriptor``: it is not closed again here (by
+    /// ``close()`` or when the last reference goes), only the test's end is.
+    ///
+    /// Traps with a message after ``close()``.
+    public func fileDescriptorWasClosed() {
+        peer.withLock { peer in
+            trap(unless: !peer.isClosed, "ScriptedDescriptor.fileDescriptorWasClosed() after close()")
+            peer.codeClosedIt = true
         }
     }
 

@@ -45,8 +45,9 @@ extension VirtualLoop {
     /// it busy (it is due at a later instant once it fired).
     ///
     /// - Throws: ``VirtualLoopError/ended`` when the loop ended first;
-    ///   ``VirtualLoopError/notSettled(within:)`` when it stays busy past ``settleLimit``. Called from one of the
-    ///   loop's own callouts it traps, with a message: it would wait for itself.
+    ///   ``VirtualLoopError/notSettled(within:)`` when it stays busy past ``settleLimit``.
+    ///   Called from one of the loop's own callouts it traps, with a message: it would wait for
+    ///   itself.
     public func runUntilIdle() throws(VirtualLoopError) {
         trapOnLoopThread("runUntilIdle()")
         try advancing.withLock { _ throws(VirtualLoopError) in _ = try settle() }
@@ -84,7 +85,7 @@ extension VirtualLoop {
     /// `after`), with no work that will end that sleep: a wake claimed and not yet delivered,
     /// or a block or signal another thread posted. Gives up after ``settleLimit`` of real time.
     private func settle(after sleeps: UInt64? = nil) throws(VirtualLoopError) -> VirtualTime.Settled {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(VirtualTime.nanosecondsRoundedUp(settleLimit)))
+        let deadline = DispatchTime.now() + .nanoseconds(Int(settleLimit.nanosecondsRoundedUp))
         var after = sleeps
         while true {
             switch time.waitUntilSettled(after: after, deadline: deadline) {

@@ -5,9 +5,10 @@ public enum VirtualLoopError: Error, Equatable, CustomStringConvertible {
     /// The loop ended (``VirtualLoop/stop()``) before or during the call.
     case ended
     /// The loop was still busy after `within` of real time (``VirtualLoop/settleLimit``): a
-    /// callout that does not return, a descriptor that stays ready (readiness is
-    /// level-triggered: a handler that does not read or write it is called again at once), or
-    /// work that posts or signals itself again each time. A real loop would spin there too.
+    /// descriptor that stays ready (readiness is level-triggered: a handler that does not read
+    /// or write it is called again at once), work that posts or signals itself again each time
+    /// (a real loop would spin there too), or a callout that does not return (then
+    /// ``VirtualLoop/stop()`` waits for it as well).
     case notSettled(within: Duration)
 
     /// What went wrong, naming the virtual loop.

@@ -27,8 +27,8 @@ final class VirtualTime: Sendable {
         var wakesBegunAtSleep: UInt64 = 0
         /// The loop's thread has ended: nothing will settle again.
         var hasEnded = false
-        /// The descriptors registered with the backend, and for what.
-        var descriptors: [Int32: Interest] = [:]
+        /// The descriptors registered with the backend: for what, and the file each named then.
+        var descriptors: [Int32: (interest: Interest, file: FileIdentity?)] = [:]
         /// Semaphores of the threads waiting for a change of this state.
         var waiters: [DispatchSemaphore] = []
 
@@ -59,7 +59,7 @@ final class VirtualTime: Sendable {
 
     /// `instant` as virtual nanoseconds since ``base``, rounded up (a deadline is never early).
     func nanoseconds(of instant: ContinuousClock.Instant) -> Int64 {
-        Self.nanosecondsRoundedUp(instant - base)
+        (instant - base).nanosecondsRoundedUp
     }
 
     /// Moves time to `elapsed` (never backwards: the caller checked), if the loop is still in
@@ -82,15 +82,6 @@ final class VirtualTime: Sendable {
     /// The loop's clock: this time, read without a lock.
     var loopClock: LoopClock {
         LoopClock(now: { [self] in now }, origin: base)
-    }
-
-    /// `duration` in nanoseconds, rounded up; saturating (292 years is as far as time goes).
-    static func nanosecondsRoundedUp(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, rest) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? .min : .max }
-        return scaled.addingSaturating(whole + (rest > 0 ? 1 : 0))
     }
 
     // MARK: the loop's side (its backend, on its thread)
@@ -132,7 +123,8 @@ final class VirtualTime: Sendable {
     }
 
     func registered(_ descriptor: Int32, for interest: Interest) {
-        state.withLock { $0.descriptors[descriptor] = interest }
+        let file = FileIdentity(of: descriptor)
+        state.withLock { $0.descriptors[descriptor] = (interest, file) }
     }
 
     func unregistered(_ descriptor: Int32) {
@@ -144,7 +136,7 @@ final class VirtualTime: Sendable {
     /// What a settled loop reports: it sleeps, nothing woke it, no descriptor it watches is
     /// ready.
     struct Settled {
-        /// Its sleeps so far: ``waitUntilSettled(after:)`` with it waits for a later one.
+        /// Its sleeps so far: ``waitUntilSettled(after:deadline:)`` with it waits for a later one.
         let sleeps: UInt64
         /// When its wait ends, in virtual nanoseconds; `nil` when it waits for an event only.
         let deadline: Int64?
@@ -189,9 +181,18 @@ final class VirtualTime: Sendable {
 
     /// Whether a watched descriptor is ready for what it is watched for, or hung up, or in
     /// error: the loop's wait will then return (poll(2), without waiting).
-    private static func anyReady(_ descriptors: [Int32: Interest]) -> Bool {
-        guard !descriptors.isEmpty else { return false }
-        var polled = descriptors.map { descriptor, interest in
+    ///
+    /// A number that names another file than the one registered (closed behind its source's
+    /// back and reused, rule D8) is not polled: the backend watches the file it was registered
+    /// for (epoll drops a closed file's entry), not the file the number names now, so the new
+    /// file's readiness does not end the loop's wait.
+    private static func anyReady(_ descriptors: [Int32: (interest: Interest, file: FileIdentity?)]) -> Bool {
+        let watched = descriptors.filter { descriptor, entry in
+            entry.file != nil && FileIdentity(of: descriptor) == entry.file
+        }
+        guard !watched.isEmpty else { return false }
+        var polled = watched.map { descriptor, entry in
+            let interest = entry.interest
             var events: Int16 = 0
             if interest.contains(.readable) { events |= Int16(POLLIN) }
             if interest.contains(.writable) { events |= Int16(POLLOUT) }

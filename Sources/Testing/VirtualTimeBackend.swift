@@ -47,7 +47,7 @@ final class VirtualTimeBackend: Backend {
         wakesDoneBeforeLastWait = done
         try inner.wait(timeout: .zero, into: &events)
         guard events.isEmpty, done == mark else { return }
-        let deadline = timeout.map { time.elapsed.addingSaturating(VirtualTime.nanosecondsRoundedUp($0)) }
+        let deadline = timeout.map { time.elapsed.addingSaturating($0.nanosecondsRoundedUp) }
         guard time.willSleep(until: deadline, ifNoWakeSince: done) else { return }
         defer { time.didWake() }
         try inner.wait(timeout: nil, into: &events)

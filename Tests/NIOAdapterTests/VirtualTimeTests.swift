@@ -100,4 +100,32 @@ struct VirtualTimeTests {
         try virtual.advance(by: .seconds(60))
         #expect(record.all == ["timed out at +30s"])
     }
+
+    /// A callback handler that records when it was called, or cancelled.
+    struct Callback: NIOScheduledCallbackHandler, Sendable {
+        let name: String
+        let record: Record
+        func handleScheduledCallback(eventLoop: some EventLoop) {
+            record.append("\(name) at \(VirtualTimeTests.seconds(eventLoop.now))")
+        }
+        func didCancelScheduledCallback(eventLoop: some EventLoop) { record.append("\(name) cancelled") }
+    }
+
+    @Test("scheduleCallback(in:) follows the loop's time; a task at the distant future never runs, and is cancelled")
+    func scheduleCallbackAndDistantFuture() throws {
+        let virtual = try VirtualLoop()
+        defer { virtual.stop() }
+        let eventLoop = virtual.loop.eventLoop
+        let record = Record()
+        try eventLoop.scheduleCallback(in: .seconds(90), handler: Callback(name: "callback", record: record))
+        let never = eventLoop.scheduleTask(deadline: .distantFuture) { record.append("distant future ran") }
+        never.futureResult.whenFailure { record.append("distant future: \($0 as? EventLoopError == .cancelled)") }
+        try virtual.advance(by: .seconds(89))
+        #expect(record.all.isEmpty)
+        try virtual.advance(by: .seconds(24 * 3600))
+        #expect(record.all == ["callback at +90s"])
+        never.cancel()
+        try virtual.runUntilIdle()
+        #expect(record.all == ["callback at +90s", "distant future: true"])
+    }
 }

@@ -3,9 +3,9 @@ import RunLoopKit
 import RunLoopKitTesting
 
 /// Which time the loops that ``onLoopThread(_:within:fileID:line:_:)`` makes run on: the real
-/// clock, or, when `RUNLOOPKIT_TEST_TIME=virtual`, virtual time that moves by itself (each wait
-/// with a timeout that finds nothing ready passes at once; see RunLoopKitTesting's
-/// `AutoAdvancingBackend`). `scripts/test` runs the conformance suite's timer, mode, observer,
+/// clock, or, when `RUNLOOPKIT_TEST_TIME=virtual`, virtual time that moves by itself (each time
+/// the loop settles asleep until a deadline, a thread of its own moves the time there; see
+/// RunLoopKitTesting's `Loop.bindNewOnSelfAdvancingTime(backend:)`). `scripts/test` runs the conformance suite's timer, mode, observer,
 /// source and block tests a second time so, their expectations unchanged; a test about the
 /// kernel or about real waiting is disabled there with its reason (ConformanceTests' `realTimeOnly`).
 public enum TestLoopTime {

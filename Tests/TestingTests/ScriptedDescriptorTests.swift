@@ -68,14 +68,14 @@ struct ScriptedDescriptorTests {
         let record = Record()
         peer.setWritable(false)
         // A writer with one message: it writes when writable, then stops watching.
-        let writer = Lock<Loop.Source?>(nil)
+        let writer = WeakRef<Loop.Source>()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor, interest: .writable) { readiness in
             let message: [UInt8] = Array("hello".utf8)
             let count = message.withUnsafeBytes { write(peer.fileDescriptor, $0.baseAddress, $0.count) }
             record.append("\(readiness) wrote \(count)")
-            writer.withLock { $0 }?.invalidate()
+            writer.value?.invalidate()
         }
-        writer.withLock { $0 = source }
+        writer.value = source
         virtual.loop.add(source, to: .default)
         try virtual.advance(by: .seconds(5))
         #expect(record.all.isEmpty, "not writable")
@@ -87,13 +87,10 @@ struct ScriptedDescriptorTests {
         #expect(peer.written().isEmpty, "handed out once")
     }
 
-    @Test("hangUp() reports a hang-up to a reader; reads then see the rest, then end of file")
-    func hangUp() throws {
-        let virtual = try VirtualLoop()
-        defer { virtual.stop() }
-        let peer = try ScriptedDescriptor()
-        let record = Record()
-        let reader = Lock<Loop.Source?>(nil)
+    /// A reader that reads all there is at each call and stops watching at a hang-up, recording
+    /// what it saw: "[readable, hangup] [[9], []]" for a byte then end of file.
+    static func hangUpReader(_ peer: ScriptedDescriptor, into record: Record) throws -> Loop.Source {
+        let reader = WeakRef<Loop.Source>()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in
             var reads: [[UInt8]] = []
             while true {
@@ -102,9 +99,19 @@ struct ScriptedDescriptorTests {
                 if bytes.isEmpty { break }
             }
             record.append("\(readiness) \(reads)")
-            if readiness.contains(.hangup) { reader.withLock { $0 }?.invalidate() }
+            if readiness.contains(.hangup) { reader.value?.invalidate() }
         }
-        reader.withLock { $0 = source }
+        reader.value = source
+        return source
+    }
+
+    @Test("hangUp() reports a hang-up to a reader; reads then see the rest, then end of file")
+    func hangUp() throws {
+        let virtual = try VirtualLoop()
+        defer { virtual.stop() }
+        let peer = try ScriptedDescriptor()
+        let record = Record()
+        let source = try Self.hangUpReader(peer, into: record)
         virtual.loop.add(source, to: .default)
         peer.send([9])
         peer.hangUp()
@@ -113,9 +120,53 @@ struct ScriptedDescriptorTests {
         #expect(!source.isValid)
     }
 
+    @Test("hangUp() while not writable is still a clean hang-up, and written() keeps what was written before")
+    func hangUpWhileNotWritable() throws {
+        let virtual = try VirtualLoop()
+        defer { virtual.stop() }
+        let peer = try ScriptedDescriptor()
+        let message: [UInt8] = [1, 2]
+        #expect(message.withUnsafeBytes { write(peer.fileDescriptor, $0.baseAddress, $0.count) } == 2)
+        peer.setWritable(false)
+        let record = Record()
+        let source = try Self.hangUpReader(peer, into: record)
+        virtual.loop.add(source, to: .default)
+        peer.send([9])
+        peer.hangUp()
+        try virtual.runUntilIdle()
+        // A reset (unread data on the closed end) would report an error and end reads with ECONNRESET.
+        #expect(record.all == ["[readable, hangup] [[9], []]"])
+        #expect(peer.written() == message)
+    }
+
+    @Test("code that closes the descriptor itself: fileDescriptorWasClosed() leaves the number alone")
+    func codeClosesTheDescriptor() throws {
+        let virtual = try VirtualLoop()
+        defer { virtual.stop() }
+        let peer = try ScriptedDescriptor()
+        let record = Record()
+        // The code under test: it closes its connection once the peer hung up.
+        let reader = WeakRef<Loop.Source>()
+        let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in
+            record.append("\(readiness) \(Self.readSome(peer.fileDescriptor))")
+            if readiness.contains(.hangup) {
+                reader.value?.invalidate()
+                close(peer.fileDescriptor)
+                peer.fileDescriptorWasClosed()
+            }
+        }
+        reader.value = source
+        virtual.loop.add(source, to: .default)
+        peer.hangUp()
+        try virtual.runUntilIdle()
+        #expect(record.all == ["[readable, hangup] []"])
+        // Closes the test's end only: the number the code closed may be another test's by now.
+        peer.close()
+    }
+
     @Test("a descriptor left ready fails the advance within the settle limit instead of hanging")
     func neverSettles() throws {
-        let virtual = try VirtualLoop(settleLimit: .milliseconds(300))
+        let virtual = try VirtualLoop(settleLimit: .seconds(2))
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
         let calls = AtomicInt()
@@ -123,7 +174,7 @@ struct ScriptedDescriptorTests {
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { _ in _ = calls.increment() }
         virtual.loop.add(source, to: .default)
         peer.send()
-        #expect(throws: VirtualLoopError.notSettled(within: .milliseconds(300))) {
+        #expect(throws: VirtualLoopError.notSettled(within: .seconds(2))) {
             try virtual.runUntilIdle()
         }
         #expect(calls.value > 1)

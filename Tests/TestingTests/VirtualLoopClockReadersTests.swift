@@ -13,7 +13,8 @@ struct VirtualLoopClockReadersTests {
         defer { virtual.stop() }
         try virtual.advance(by: .seconds(100))
         let firedAt = Lock<ContinuousClock.Instant?>(nil)
-        // Made now, added later: real time passes between the two, virtual time does not.
+        // Made now, added a virtual minute later: counted from the real time it was made, it
+        // would fire 60 s early (or, as real time ran on, a little later than that).
         let timer = try Loop.Timer(after: .seconds(30)) { _ in firedAt.withLock { $0 = virtual.now } }
         try virtual.advance(by: .seconds(60))
         let added = virtual.now
@@ -45,7 +46,7 @@ struct VirtualLoopClockReadersTests {
         let start = virtual.now
         let fires = Lock<[ContinuousClock.Instant]>([])
         let exact = try Loop.Timer(fireAt: start + .seconds(30 * 60)) { _ in fires.withLock { $0.append(virtual.now) } }
-        // Alone, a tolerant timer fires near the end of its tolerance: 1 to 10 ms late.
+        // Alone, a tolerant timer fires near the end of its tolerance (5 ms, less a timer slack).
         let tolerant = try Loop.Timer(fireAt: start + .seconds(60 * 60), tolerance: .milliseconds(5)) { _ in
             fires.withLock { $0.append(virtual.now) }
         }

@@ -11,7 +11,9 @@ import Synchronization
 /// (resetting the count) if one was. When the count reaches `missedBeats`, `peerDied` runs, once
 /// for that outage, just before that beat is sent. Beats go on while the peer is dead, so that it
 /// can come back: its next reply makes it alive again, `peerRecovered` runs, and missed intervals
-/// count from zero.
+/// count from zero. Intervals are counted by the beats the loop sends: if the loop is held up
+/// past several instants of the grid, the timer fires once for them (rule T3), and they count
+/// as one interval.
 ///
 /// ```swift
 /// let heartbeat = try Heartbeat(on: loop, every: .seconds(5), missedBeats: 3) { beat in

@@ -31,14 +31,16 @@ final class Counter: Sendable {
     }
 }
 
-/// A value set once, after the closures that read it were made (a callback that needs the
-/// object it is given to).
+/// A reference set after the closures that read it were made (a callback that needs the
+/// object it is given to); weak, so that the object and its callbacks make no cycle and the
+/// object still goes when the test lets it go.
 final class Later<Value: AnyObject & Sendable>: Sendable {
-    private let stored = Mutex<Value?>(nil)
+    private struct Weak { weak var value: Value? }
+    private let stored = Mutex(Weak())
 
     var value: Value? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
+        get { stored.withLock { $0.value } }
+        set { stored.withLock { $0.value = newValue } }
     }
 }
 

@@ -65,7 +65,7 @@ extension Loop {
         ) throws(ArgumentError) {
             try self.init(
                 fireAt: fireAt, interval: interval, tolerance: tolerance, order: order, keepsModeAlive: true,
-                handler: handler)
+                delayUntilAdded: nil, handler: handler)
         }
 
         /// The designated initializer; `keepsModeAlive: false` makes a timer that does not
@@ -77,6 +77,7 @@ extension Loop {
             tolerance: Duration,
             order: Int,
             keepsModeAlive: Bool,
+            delayUntilAdded: Duration? = nil,
             handler: @escaping @isolated(any) @Sendable (Timer) -> Void
         ) throws(ArgumentError) {
             if let interval { try Timer.validate(interval: interval, argument: "interval") }
@@ -90,7 +91,10 @@ extension Loop {
             self.handler = isolation.actor == nil ? call : isolation.checked(call)
             self.isolation = isolation
             self.state = Lock(
-                State(fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval)), rank: .item)
+                State(
+                    fireInstant: fireAt, tolerance: Timer.clamp(tolerance, interval: interval),
+                    delayUntilAdded: delayUntilAdded),
+                rank: .item)
         }
 
         /// Creates a timer that fires `after` from now, then every `repeating` if given.
@@ -109,8 +113,8 @@ extension Loop {
         ) throws(ArgumentError) {
             if let interval { try Timer.validate(interval: interval, argument: "repeating") }
             try self.init(
-                fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, handler: handler)
-            state.withLock { $0.delayUntilAdded = delay }
+                fireAt: .now + delay, interval: interval, tolerance: tolerance, order: order, keepsModeAlive: true,
+                delayUntilAdded: delay, handler: handler)
         }
 
         /// The instant the timer fires next.

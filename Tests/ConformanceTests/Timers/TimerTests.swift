@@ -54,7 +54,7 @@ struct TimerTests {
 
     @Test(
         "a repeating timer that missed instants fires once, then moves to the next grid instant in the future",
-        .realTimeOnly(.calloutTakesTime), arguments: backends)
+        .realTimeOnly(.spinningTakesTime), arguments: backends)
     func missedFiresSkipped(_ backend: BackendKind) async throws {
         let (fires, next, returned, anchor) = try await onLoopThread(backend) { loop in
             let interval = Duration.milliseconds(2)
@@ -326,7 +326,9 @@ struct TimerTests {
         #expect(trace.all == [])
     }
 
-    @Test("a timer added to a second mode after it fell due still fires in its first mode", arguments: backends)
+    @Test(
+        "a timer added to a second mode after it fell due still fires in its first mode",
+        .realTimeOnly(.spinningTakesTime), arguments: backends)
     func addToSecondModeWhenOverdue(_ backend: BackendKind) async throws {
         let (result, trace) = try await traced(backend) { loop, trace in
             let timer = try Loop.Timer(after: .microseconds(100)) { _ in trace("fired in \(loop.currentMode!)") }
