@@ -112,9 +112,10 @@ struct ScriptedDescriptorTests {
         let peer = try ScriptedDescriptor()
         let record = Record()
         let source = try Self.hangUpReader(peer, into: record)
-        virtual.loop.add(source, to: .default)
+        // Both before the loop watches: a loop asleep could see the byte alone first.
         peer.send([9])
         peer.hangUp()
+        virtual.loop.add(source, to: .default)
         try virtual.runUntilIdle()
         #expect(record.all == ["[readable, hangup] [[9], []]"])
         #expect(!source.isValid)
@@ -130,9 +131,10 @@ struct ScriptedDescriptorTests {
         peer.setWritable(false)
         let record = Record()
         let source = try Self.hangUpReader(peer, into: record)
-        virtual.loop.add(source, to: .default)
+        // Both before the loop watches: a loop asleep could see the byte alone first.
         peer.send([9])
         peer.hangUp()
+        virtual.loop.add(source, to: .default)
         try virtual.runUntilIdle()
         // A reset (unread data on the closed end) would report an error and end reads with ECONNRESET.
         #expect(record.all == ["[readable, hangup] [[9], []]"])
