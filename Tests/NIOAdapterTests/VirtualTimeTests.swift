@@ -9,13 +9,6 @@ import Testing
 /// repeated tasks and futures follow the loop's time, as on NIO's `EmbeddedEventLoop`.
 @Suite("RunLoopKitNIO: virtual time", .timeLimit(.minutes(1)))
 struct VirtualTimeTests {
-    /// What the loop's callouts saw, in order.
-    final class Record: Sendable {
-        private let entries = Lock<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     /// `deadline` as whole seconds of the event loop's time ("+90s"), or nanoseconds when not whole.
     static func seconds(_ deadline: NIODeadline) -> String {
         let (seconds, rest) = deadline.uptimeNanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
@@ -28,7 +21,7 @@ struct VirtualTimeTests {
         defer { virtual.stop() }
         let eventLoop = virtual.loop.eventLoop
         #expect(eventLoop.now == .uptimeNanoseconds(0))
-        let record = Record()
+        let record = EventRecord()
         let task = eventLoop.scheduleTask(in: .minutes(5)) { () -> String in
             record.append("ran at \(Self.seconds(eventLoop.now)), in the loop: \(eventLoop.inEventLoop)")
             return "done"
@@ -46,7 +39,7 @@ struct VirtualTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let eventLoop = virtual.loop.eventLoop
-        let record = Record()
+        let record = EventRecord()
         try virtual.advance(by: .seconds(10))
         let start = eventLoop.now
         #expect(start == .uptimeNanoseconds(10_000_000_000))
@@ -64,7 +57,7 @@ struct VirtualTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let eventLoop = virtual.loop.eventLoop
-        let record = Record()
+        let record = EventRecord()
         let cancelled = eventLoop.scheduleTask(in: .seconds(5)) { record.append("cancelled task ran") }
         cancelled.futureResult.whenFailure { record.append("failed: \($0 as? EventLoopError == .cancelled)") }
         cancelled.cancel()
@@ -82,7 +75,7 @@ struct VirtualTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let eventLoop = virtual.loop.eventLoop
-        let record = Record()
+        let record = EventRecord()
         struct TimedOut: Error {}
         let promise = eventLoop.makePromise(of: String.self)
         let timeout = eventLoop.scheduleTask(in: .seconds(30)) { promise.fail(TimedOut()) }
@@ -104,7 +97,7 @@ struct VirtualTimeTests {
     /// A callback handler that records when it was called, or cancelled.
     struct Callback: NIOScheduledCallbackHandler, Sendable {
         let name: String
-        let record: Record
+        let record: EventRecord
         func handleScheduledCallback(eventLoop: some EventLoop) {
             record.append("\(name) at \(VirtualTimeTests.seconds(eventLoop.now))")
         }
@@ -116,7 +109,7 @@ struct VirtualTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let eventLoop = virtual.loop.eventLoop
-        let record = Record()
+        let record = EventRecord()
         try eventLoop.scheduleCallback(in: .seconds(90), handler: Callback(name: "callback", record: record))
         let never = eventLoop.scheduleTask(deadline: .distantFuture) { record.append("distant future ran") }
         never.futureResult.whenFailure { record.append("distant future: \($0 as? EventLoopError == .cancelled)") }

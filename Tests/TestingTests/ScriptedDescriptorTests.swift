@@ -8,13 +8,6 @@ import Testing
 /// descriptor rules (level-triggered, hang-ups reported to every interest) hold as for a socket.
 @Suite("ScriptedDescriptor", .timeLimit(.minutes(1)))
 struct ScriptedDescriptorTests {
-    /// What the handlers saw, in order.
-    final class Record: Sendable {
-        private let entries = Lock<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     /// Reads what `descriptor` has now (it is readable), as the code under test would.
     static func readSome(_ descriptor: Int32) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -27,7 +20,7 @@ struct ScriptedDescriptorTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
-        let record = Record()
+        let record = EventRecord()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in
             record.append("\(readiness) \(Self.readSome(peer.fileDescriptor))")
         }
@@ -48,7 +41,7 @@ struct ScriptedDescriptorTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
-        let record = Record()
+        let record = EventRecord()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in
             record.append("\(readiness)")
         }
@@ -65,7 +58,7 @@ struct ScriptedDescriptorTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
-        let record = Record()
+        let record = EventRecord()
         peer.setWritable(false)
         // A writer with one message: it writes when writable, then stops watching.
         let writer = WeakRef<Loop.Source>()
@@ -89,7 +82,7 @@ struct ScriptedDescriptorTests {
 
     /// A reader that reads all there is at each call and stops watching at a hang-up, recording
     /// what it saw: "[readable, hangup] [[9], []]" for a byte then end of file.
-    static func hangUpReader(_ peer: ScriptedDescriptor, into record: Record) throws -> Loop.Source {
+    static func hangUpReader(_ peer: ScriptedDescriptor, into record: EventRecord) throws -> Loop.Source {
         let reader = WeakRef<Loop.Source>()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in
             var reads: [[UInt8]] = []
@@ -110,7 +103,7 @@ struct ScriptedDescriptorTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
-        let record = Record()
+        let record = EventRecord()
         let source = try Self.hangUpReader(peer, into: record)
         // Both before the loop watches: a loop asleep could see the byte alone first.
         peer.send([9])
@@ -129,7 +122,7 @@ struct ScriptedDescriptorTests {
         let message: [UInt8] = [1, 2]
         #expect(message.withUnsafeBytes { write(peer.fileDescriptor, $0.baseAddress, $0.count) } == 2)
         peer.setWritable(false)
-        let record = Record()
+        let record = EventRecord()
         let source = try Self.hangUpReader(peer, into: record)
         // Both before the loop watches: a loop asleep could see the byte alone first.
         peer.send([9])
@@ -146,7 +139,7 @@ struct ScriptedDescriptorTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let peer = try ScriptedDescriptor()
-        let record = Record()
+        let record = EventRecord()
         // The code under test: it closes its connection once the peer hung up.
         let reader = WeakRef<Loop.Source>()
         let source = try Loop.Source(fileDescriptor: peer.fileDescriptor) { readiness in

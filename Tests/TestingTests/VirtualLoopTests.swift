@@ -9,14 +9,6 @@ import Testing
 /// loop would wake at, and the loop settles before an advance returns.
 @Suite("VirtualLoop: time", .timeLimit(.minutes(1)))
 struct VirtualLoopTimeTests {
-    /// What the loop's callouts saw, in order: appended on the loop's thread, read by the test
-    /// once the loop settled.
-    final class Record: Sendable {
-        private let entries = Lock<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     /// "+Ns" for the virtual instant `instant` of `virtual`, counted from `start`.
     static func offset(_ instant: ContinuousClock.Instant, from start: ContinuousClock.Instant) -> String {
         let (seconds, attoseconds) = (instant - start).components
@@ -28,7 +20,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let timer = try Loop.Timer(fireAt: start + .seconds(90)) { _ in
             record.append("fired at \(Self.offset(virtual.now, from: start))")
         }
@@ -48,7 +40,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let repeating = try Loop.Timer(fireAt: start + .seconds(1), interval: .seconds(1)) { _ in
             record.append("tick \(Self.offset(virtual.now, from: start))")
         }
@@ -69,7 +61,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let instant = virtual.now + .seconds(5)
-        let record = Record()
+        let record = EventRecord()
         for (name, order) in [("a", 2), ("b", 1), ("c", 2), ("d", 0)] {
             let timer = try Loop.Timer(fireAt: instant, order: order) { _ in record.append(name) }
             virtual.loop.add(timer, to: .default)
@@ -113,7 +105,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let loop = virtual.loop
         let first = try Loop.Timer(fireAt: start + .seconds(10)) { _ in
             record.append("first \(Self.offset(virtual.now, from: start))")
@@ -137,7 +129,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let loop = virtual.loop
         loop.perform {
             let result = loop.run(Loop.Mode("nested"), timeout: .seconds(30))
@@ -163,7 +155,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let loop = virtual.loop
         let repeating = try Loop.Timer(fireAt: start, interval: .seconds(1)) { _ in record.append("tick") }
         loop.add(repeating, to: .default)
@@ -210,7 +202,7 @@ struct VirtualLoopTimeTests {
         let virtual = try VirtualLoop()
         defer { virtual.stop() }
         let start = virtual.now
-        let record = Record()
+        let record = EventRecord()
         let clock = virtual.clock
         let loop = virtual.loop
         let finished = Latch()
