@@ -7,11 +7,11 @@ extension LoopEventLoop {
     /// The task runs on a one-shot loop timer at the loop-clock instant matching `deadline`
     /// (NIO's deadlines are `CLOCK_MONOTONIC`, the loop's timers `CLOCK_BOOTTIME`); it never runs
     /// before `deadline` by ``now``, which on a loop on virtual time is the loop's time. Tasks
-    /// scheduled for one deadline run in the order they were scheduled. `Scheduled.cancel()` before it runs invalidates the timer,
-    /// releases `task` (and all it captures) and fails the future with
-    /// `EventLoopError.cancelled`. If the loop's thread ends first (or has ended), the future
-    /// fails with `EventLoopError.shutdown` (on the executor that stands for the ended loop),
-    /// also when `cancel()` is called after the end. Safe to call from any thread.
+    /// scheduled for one deadline run in the order they were scheduled. `Scheduled.cancel()`
+    /// before it runs invalidates the timer, releases `task` (and all it captures) and fails the
+    /// future with `EventLoopError.cancelled`. If the loop's thread ends first (or has ended),
+    /// the future fails with `EventLoopError.shutdown` (on the executor that stands for the ended
+    /// loop), also when `cancel()` is called after the end. Safe to call from any thread.
     @discardableResult
     public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         let promise = makePromise(of: T.self)

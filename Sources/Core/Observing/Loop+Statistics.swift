@@ -20,7 +20,8 @@ extension Loop {
         public var wakeups = Wakeups()
 
         /// Time the loop's thread slept in its backend, waiting for work (polls excluded).
-        /// Whole nanoseconds.
+        /// Whole nanoseconds, on the loop's clock (on a `RunLoopKitTesting` virtual loop, its
+        /// virtual time: then ``timeAwake`` stays zero, since a callout takes no virtual time).
         public var timeAsleep: Duration = .zero
         /// Time the loop's thread spent inside runs of the loop and not asleep: passes,
         /// callouts and polls. Whole nanoseconds. `timeAwake + timeAsleep` is the time spent

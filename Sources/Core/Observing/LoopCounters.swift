@@ -49,8 +49,8 @@ final class LoopCounters: Sendable {
 
     func countDescriptorEvents(_ count: Int) { bump(descriptorEvents, by: UInt64(count)) }
 
-    /// Adds the time from `start` to `end` (the loop's clock, ``PassInstruments``) to the time asleep
-    /// (`asleep`) or awake.
+    /// Adds the time from `start` to `end` (on the loop's clock, see ``PassInstruments``) to the
+    /// time asleep (`asleep`) or awake.
     func add(from start: Int64, to end: Int64, asleep: Bool) {
         let nanoseconds = UInt64(max(0, end &- start))
         if asleep { bump(self.asleep, by: nanoseconds) } else { bump(awake, by: nanoseconds) }
