@@ -250,8 +250,7 @@ struct VirtualLoopArticleExampleTests {
         // The code under test: tries again after 1, 2, 4 … seconds.
         @Sendable func attempt(_ number: Int) {
             attempts.withLock { $0.append(virtual.now - start) }
-            guard number < 5 else { return }
-            virtual.loop.perform(after: .seconds(1 << (number - 1))) { attempt(number + 1) }
+            if number < 5 { virtual.loop.perform(after: .seconds(1 << (number - 1))) { attempt(number + 1) } }
         }
         virtual.loop.perform { attempt(1) }
         try virtual.advance(by: .seconds(60)) // at once
